@@ -1,0 +1,68 @@
+/* Probability laws given as strings ("exp:2", "shexp:0.1,5", "pmf:1=0.5,4=0.5", ...), the
+ * vocabulary of MODELS.md's conventions. Parsed once per parameter point, sampled in hot loops. */
+#ifndef STORQ_DISTRIBUTION_H
+#define STORQ_DISTRIBUTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "rng.h"
+
+#define STORQ_DIST_MAX_PARAMS 32
+
+/* Continuous laws of a non-negative time or size. */
+typedef enum storq_dist_kind {
+    STORQ_DIST_EXP,      /* exp:RATE */
+    STORQ_DIST_DET,      /* det:VALUE */
+    STORQ_DIST_SHEXP,    /* shexp:DELTA,RATE  = DELTA + Exp(RATE) */
+    STORQ_DIST_PARETO,   /* pareto:ALPHA,MEAN (ALPHA > 1; scale xm = MEAN (ALPHA-1)/ALPHA) */
+    STORQ_DIST_ERLANG,   /* erlang:K,RATE     = sum of K Exp(RATE) */
+    STORQ_DIST_HYPEREXP, /* hyperexp:P1,RATE1,P2,RATE2[,...] (P sum to 1) */
+    STORQ_DIST_UNIFORM,  /* uniform:A,B (0 <= A < B) */
+    STORQ_DIST_TRACE     /* trace:PATH (i.i.d. resampling of the file's numbers) */
+} storq_dist_kind;
+
+typedef struct storq_dist {
+    storq_dist_kind kind;
+    int nparams;
+    double p[STORQ_DIST_MAX_PARAMS];
+    double *trace; /* owned; STORQ_DIST_TRACE only */
+    size_t ntrace;
+    double mean, var; /* exact (trace: of the empirical law); var is INFINITY when infinite */
+    char spec[256];   /* the string it was parsed from */
+} storq_dist;
+
+/* Parse spec; on error return STORQ_ERR_USAGE with a message naming param and what is accepted. */
+int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_error *err);
+double storq_dist_sample(const storq_dist *d, storq_rng *rng);
+void storq_dist_free(storq_dist *d);
+/* True when the law is exponential (the case the mean-field theories assume). */
+int storq_dist_is_exp(const storq_dist *d);
+
+/* Discrete laws of a positive integer (file sizes in chunks). */
+typedef enum storq_ddist_kind {
+    STORQ_DDIST_FIXED,   /* fixed:K */
+    STORQ_DDIST_GEOM,    /* geom:P, P(k) = (1-P)^(k-1) P, k >= 1 */
+    STORQ_DDIST_BINOM,   /* binom:M,P conditioned on k >= 1 */
+    STORQ_DDIST_UNIFORM, /* uniform:A,B, integers A..B, 1 <= A <= B */
+    STORQ_DDIST_PMF      /* pmf:K1=P1,K2=P2,... (P sum to 1 within 1e-9) */
+} storq_ddist_kind;
+
+typedef struct storq_ddist {
+    storq_ddist_kind kind;
+    double p[2];
+    int64_t *values; /* owned; support for binom and pmf (alias-free: inverse CDF table) */
+    double *cdf;     /* owned; cumulative probabilities matching values */
+    size_t nvalues;
+    int64_t min, max; /* support bounds (max = INT64_MAX for geom) */
+    double mean, var;
+    char spec[256];
+} storq_ddist;
+
+int storq_ddist_parse(const char *spec, const char *param, storq_ddist *d, storq_error *err);
+int64_t storq_ddist_sample(const storq_ddist *d, storq_rng *rng);
+double storq_ddist_pmf(const storq_ddist *d, int64_t k);
+void storq_ddist_free(storq_ddist *d);
+
+#endif

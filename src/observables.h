@@ -1,0 +1,162 @@
+/* Observables a model declares once per point and fills once per replication.
+ *
+ * Three kinds, all recorded per replication:
+ *   scalar     one double per replication (e.g. a mean delay); the engine derives mean, standard
+ *              error and a Student-t 95% CI across replications;
+ *   vector     a fixed-length array per replication (e.g. the occupancy u_i, or u(t) on a time grid),
+ *              summarised element by element like scalars, with an optional axis (level, time);
+ *   histogram  uint64 counts merged by plain addition (exact and order-free), plus min and max
+ *              (order-free) and a per-replication sum (reduced in replication order).
+ *
+ * Log-linear histograms: bin edges 2^e (1 + j / 2^s) for e in [emin, emax), j in [0, 2^s), where
+ * 2^emin <= lo and 2^emax >= hi; every bin's width is at most 2^-s of its lower edge, so a quantile
+ * read off the bins (linear interpolation inside a bin) is within a relative 2^-s of the truth.
+ * Values below 2^emin (including 0) go to the underflow bin, values >= 2^emax to overflow.
+ * Integer histograms: bins [j, j+1) for j = 0 .. nbins-1, overflow for values >= nbins.
+ * counts[0] is the underflow, counts[nbins+1] the overflow. */
+#ifndef STORQ_OBSERVABLES_H
+#define STORQ_OBSERVABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+
+typedef enum storq_obs_kind { STORQ_OBS_SCALAR, STORQ_OBS_VECTOR, STORQ_OBS_HIST } storq_obs_kind;
+typedef enum storq_hist_kind { STORQ_HIST_LOGLIN, STORQ_HIST_INT } storq_hist_kind;
+
+#define STORQ_NAME_MAX 64
+
+typedef struct storq_obs_def {
+    char name[STORQ_NAME_MAX];
+    char unit[32];
+    char desc[256];
+    storq_obs_kind kind;
+    size_t length;       /* scalar: 1; vector: its length; histogram: 1 (its sum) */
+    size_t value_offset; /* into a record's values */
+    /* vectors: optional axis (e.g. "level" 0..I, or "t" on a time grid) */
+    char axis_name[32];
+    double *axis;        /* owned, length values, or NULL */
+    /* histograms */
+    storq_hist_kind hist_kind;
+    int emin, emax, sub_bits;
+    size_t nbins;        /* not counting underflow and overflow */
+    size_t count_offset; /* into a record's counts (nbins + 2 of them) */
+    size_t minmax_offset;/* into a record's minmax (2 of them) */
+} storq_obs_def;
+
+/* The schema of a point's observables (what declare() asked for). */
+typedef struct storq_observables {
+    storq_obs_def *defs;
+    size_t ndefs, cap;
+    size_t nvalues; /* doubles per replication */
+    size_t ncounts; /* histogram counts */
+    size_t nminmax; /* 2 per histogram */
+} storq_observables;
+
+/* Each declare returns the observable's id (>= 0), or -1 with err set. Names are unique, made of
+ * letters, digits and '_' (they become HDF5 group names). */
+int storq_declare_scalar(storq_observables *obs, const char *name, const char *unit,
+                         const char *desc, storq_error *err);
+int storq_declare_vector(storq_observables *obs, const char *name, const char *unit,
+                         const char *desc, size_t length, const char *axis_name,
+                         const double *axis, storq_error *err);
+int storq_declare_hist_loglin(storq_observables *obs, const char *name, const char *unit,
+                              const char *desc, double lo, double hi, int sub_bits,
+                              storq_error *err);
+int storq_declare_hist_int(storq_observables *obs, const char *name, const char *unit,
+                           const char *desc, size_t nbins, storq_error *err);
+void storq_observables_free(storq_observables *obs);
+const storq_obs_def *storq_obs_find(const storq_observables *obs, const char *name);
+/* The nbins + 1 bin edges of a histogram (edge[0] is the underflow/first-bin boundary). */
+void storq_hist_edges(const storq_obs_def *def, double *edges);
+
+/* One replication's results. The engine zeroes it before each replication. */
+typedef struct storq_record {
+    const storq_observables *schema;
+    double *values;
+    uint64_t *counts;
+    double *minmax; /* min, max per histogram; +inf, -inf when empty */
+    uint64_t events; /* events simulated (for progress and performance figures) */
+} storq_record;
+
+int storq_record_init(storq_record *rec, const storq_observables *schema, storq_error *err);
+void storq_record_reset(storq_record *rec);
+void storq_record_free(storq_record *rec);
+
+static inline void storq_record_scalar(storq_record *rec, int id, double v)
+{
+    rec->values[rec->schema->defs[id].value_offset] = v;
+}
+
+static inline double *storq_record_vector(storq_record *rec, int id)
+{
+    return rec->values + rec->schema->defs[id].value_offset;
+}
+
+/* A handle for the hot loop: add values without looking the histogram up each time. */
+typedef struct storq_hist {
+    uint64_t *counts; /* underflow, bins, overflow */
+    double *sum, *min, *max;
+    double lo, hi;    /* 2^emin, 2^emax (loglin); 0, nbins (int) */
+    int emin, sub_bits;
+    storq_hist_kind kind;
+    size_t nbins;
+} storq_hist;
+
+storq_hist storq_record_hist(storq_record *rec, int id);
+
+static inline void storq_hist_add(storq_hist *h, double x)
+{
+    size_t bin;
+    if (!(x >= h->lo)) {
+        bin = 0;
+    } else if (x >= h->hi) {
+        bin = h->nbins + 1;
+    } else if (h->kind == STORQ_HIST_INT) {
+        bin = (size_t)x + 1;
+    } else {
+        uint64_t bits;
+        memcpy(&bits, &x, sizeof bits);
+        int e = (int)((bits >> 52) & 0x7ff) - 1023;
+        uint64_t frac = (bits >> (52 - h->sub_bits)) & ((1u << h->sub_bits) - 1);
+        bin = ((size_t)(e - h->emin) << h->sub_bits) + (size_t)frac + 1;
+    }
+    h->counts[bin]++;
+    *h->sum += x;
+    if (x < *h->min)
+        *h->min = x;
+    if (x > *h->max)
+        *h->max = x;
+}
+
+/* Everything a point's replications produced, merged. values is replications x nvalues, indexed by
+ * replication number, so summaries reduce floating sums in replication order. */
+typedef struct storq_point_result {
+    const storq_observables *schema;
+    size_t replications;
+    double *values;
+    uint64_t *counts;
+    double *minmax;
+    uint64_t events;
+} storq_point_result;
+
+int storq_point_result_init(storq_point_result *res, const storq_observables *schema,
+                            size_t replications, storq_error *err);
+/* Merge one finished replication (counts add, min/max combine, values go to row rep). */
+void storq_point_result_add(storq_point_result *res, size_t rep, const storq_record *rec);
+void storq_point_result_free(storq_point_result *res);
+
+/* Across-replication statistics of every value element. */
+typedef struct storq_summary {
+    const storq_observables *schema;
+    size_t replications;
+    double *mean, *stderr_, *ci95; /* nvalues each; ci95 is the half-width */
+    const storq_point_result *result;
+} storq_summary;
+
+int storq_summary_compute(storq_summary *s, const storq_point_result *res, storq_error *err);
+void storq_summary_free(storq_summary *s);
+
+#endif
