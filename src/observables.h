@@ -3,8 +3,9 @@
  * Three kinds, all recorded per replication:
  *   scalar     one double per replication (e.g. a mean delay); the engine derives mean, standard
  *              error and a Student-t 95% CI across replications;
- *   vector     a fixed-length array per replication (e.g. the occupancy u_i, or u(t) on a time grid),
- *              summarised element by element like scalars, with an optional axis (level, time);
+ *   vector     a fixed-length array per replication (e.g. the occupancy u_i), or a row-major matrix
+ *              (e.g. u_i(t): one row per grid time, one column per level), summarised element by
+ *              element like scalars, with an optional axis along its rows (level, time);
  *   histogram  uint64 counts merged by plain addition (exact and order-free), plus min and max
  *              (order-free) and a per-replication sum (reduced in replication order).
  *
@@ -33,11 +34,12 @@ typedef struct storq_obs_def {
     char unit[32];
     char desc[256];
     storq_obs_kind kind;
-    size_t length;       /* scalar: 1; vector: its length; histogram: 1 (its sum) */
+    size_t length;       /* scalar: 1; vector: rows * cols; histogram: 1 (its sum) */
+    size_t cols;         /* vectors: 1, or the columns of a row-major matrix such as u(t)_i */
     size_t value_offset; /* into a record's values */
     /* vectors: optional axis (e.g. "level" 0..I, or "t" on a time grid) */
     char axis_name[32];
-    double *axis;        /* owned, length values, or NULL */
+    double *axis;        /* owned, one value per row, or NULL */
     /* histograms */
     storq_hist_kind hist_kind;
     int emin, emax, sub_bits;
@@ -61,6 +63,10 @@ int storq_declare_scalar(storq_observables *obs, const char *name, const char *u
                          const char *desc, storq_error *err);
 int storq_declare_vector(storq_observables *obs, const char *name, const char *unit,
                          const char *desc, size_t length, const char *axis_name,
+                         const double *axis, storq_error *err);
+/* A rows x cols matrix (row-major); the axis, if any, labels the rows. */
+int storq_declare_matrix(storq_observables *obs, const char *name, const char *unit,
+                         const char *desc, size_t rows, size_t cols, const char *axis_name,
                          const double *axis, storq_error *err);
 int storq_declare_hist_loglin(storq_observables *obs, const char *name, const char *unit,
                               const char *desc, double lo, double hi, int sub_bits,
