@@ -1,0 +1,154 @@
+/* storq: a thin front end over the engine library. */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "h5_writer.h"
+#include "model.h"
+#include "report.h"
+#include "run_spec.h"
+#include "storq_version.h"
+
+static const char usage_text[] =
+    "usage:\n"
+    "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--allow-unstable] [--quiet]\n"
+    "  storq run SWEEP.ini [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
+    "  storq models [MODEL]        parameters, defaults, units, docs\n"
+    "  storq theory MODEL [--param value ...]   analytic companions only, as a table\n"
+    "  storq info FILE.h5          what a results file holds\n"
+    "  storq --version\n"
+    "A parameter value may be a list (--n 10,100,1000): the run covers the Cartesian product.\n"
+    "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n";
+
+static int report_error(const storq_error *err)
+{
+    fprintf(stderr, "storq: error: %s\n", err->msg[0] ? err->msg : "failed");
+    if (err->code == STORQ_ERR_USAGE && strstr(err->msg, "usage") == NULL)
+        fprintf(stderr, "(run `storq --help` for usage)\n");
+    return err->code ? err->code : STORQ_ERR_RUNTIME;
+}
+
+static void print_model(const storq_model *m)
+{
+    printf("%s: %s\n\n", m->name, m->summary);
+    printf("  %-16s %-7s %-14s %-18s %-10s %s\n", "parameter", "type", "default", "accepted", "unit", "meaning");
+    for (const storq_param_def *d = m->params; d->name; d++) {
+        char range[64];
+        if (d->type == STORQ_PARAM_STRING)
+            snprintf(range, sizeof range, "%s", d->choices ? d->choices : "see doc");
+        else if (d->max >= 1e300)
+            snprintf(range, sizeof range, "%s %g", d->min_open ? ">" : ">=", d->min);
+        else
+            snprintf(range, sizeof range, "%c%g, %g]", d->min_open ? '(' : '[', d->min, d->max);
+        const char *type = d->type == STORQ_PARAM_INT ? "int" : d->type == STORQ_PARAM_REAL ? "real" : "string";
+        printf("  %-16s %-7s %-14s %-18s %-10s %s\n", d->name, type, d->def ? d->def : "(required)",
+               range, d->unit ? d->unit : "", d->doc ? d->doc : "");
+    }
+}
+
+static int cmd_models(int argc, char **argv)
+{
+    size_t n;
+    const storq_model *const *models = storq_models(&n);
+    if (argc >= 1) {
+        const storq_model *m = storq_model_find(argv[0]);
+        if (!m) {
+            fprintf(stderr, "storq: error: unknown model '%s'; known models:", argv[0]);
+            for (size_t i = 0; i < n; i++)
+                fprintf(stderr, " %s", models[i]->name);
+            fputc('\n', stderr);
+            return STORQ_ERR_USAGE;
+        }
+        print_model(m);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("  %-14s %s\n", models[i]->name, models[i]->summary);
+    return 0;
+}
+
+static int cmd_theory(int argc, char **argv)
+{
+    storq_error err = {0};
+    storq_run_spec spec;
+    int rc = storq_theory_spec_parse(argc, argv, &spec, &err);
+    for (size_t p = 0; !rc && p < spec.npoints; p++) {
+        void *ctx = NULL;
+        storq_theory theory = {0};
+        rc = spec.model->prepare(&spec.points[p], &ctx, &err);
+        if (!rc && !spec.model->theory)
+            rc = storq_fail(&err, STORQ_ERR_USAGE, "model '%s' has no analytic companions", spec.model->name);
+        if (!rc)
+            rc = spec.model->theory(ctx, &theory, &err);
+        if (!rc)
+            storq_report_theory(stdout, &spec.points[p], &theory);
+        storq_theory_free(&theory);
+        if (ctx)
+            spec.model->release(ctx);
+    }
+    storq_run_spec_free(&spec);
+    return rc ? report_error(&err) : 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    storq_error err = {0};
+    if (argc != 1) {
+        fprintf(stderr, "storq: error: `storq info` takes one results file\n");
+        return STORQ_ERR_USAGE;
+    }
+    int rc = storq_h5_info(argv[0], stdout, &err);
+    return rc ? report_error(&err) : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    int provided, rank;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    storq_warn_enable(rank == 0);
+    storq_error err = {0};
+    storq_run_spec spec;
+    /* Every rank parses the same arguments and files, so they agree on the points. */
+    int rc = storq_run_spec_parse(argc, argv, &spec, &err);
+    if (!rc && provided < MPI_THREAD_SERIALIZED) {
+        /* Threads take work units through MPI; without this level only one may. */
+        storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");
+        omp_set_num_threads(1);
+    }
+    if (!rc)
+        rc = storq_driver_run(&spec, MPI_COMM_WORLD, &err);
+    /* Rank 0 reports; another rank reports only what rank 0 did not see. */
+    int root_has = err.code != 0;
+    MPI_Bcast(&root_has, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc && (rank == 0 || (!root_has && err.code)))
+        report_error(&err);
+    storq_run_spec_free(&spec);
+    MPI_Finalize();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(usage_text, argc < 2 ? stderr : stdout);
+        return argc < 2 ? STORQ_ERR_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("storq %s (%s)\n", STORQ_VERSION, STORQ_GIT_COMMIT);
+        return 0;
+    }
+    if (!strcmp(argv[1], "run"))
+        return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "models"))
+        return cmd_models(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "theory"))
+        return cmd_theory(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "info"))
+        return cmd_info(argc - 2, argv + 2);
+    fprintf(stderr, "storq: error: unknown command '%s'\n%s", argv[1], usage_text);
+    return STORQ_ERR_USAGE;
+}

@@ -1,0 +1,165 @@
+#include "params.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+size_t storq_param_count(const storq_param_def *defs)
+{
+    size_t n = 0;
+    while (defs && defs[n].name)
+        n++;
+    return n;
+}
+
+const storq_param_def *storq_param_find(const storq_param_def *defs, const char *name, size_t *index)
+{
+    for (size_t i = 0; defs && defs[i].name; i++) {
+        if (strcmp(defs[i].name, name) == 0) {
+            if (index)
+                *index = i;
+            return &defs[i];
+        }
+    }
+    return NULL;
+}
+
+/* "[min, max]" or "(min, max]" in words a user can read. */
+static void describe_range(const storq_param_def *def, char *buf, size_t size)
+{
+    const char *kind = def->type == STORQ_PARAM_INT ? "an integer" : "a number";
+    if (isinf(def->max))
+        snprintf(buf, size, "%s %s %g", kind, def->min_open ? ">" : ">=", def->min);
+    else
+        snprintf(buf, size, "%s in %c%g, %g]", kind, def->min_open ? '(' : '[', def->min, def->max);
+}
+
+static int check_choice(const storq_param_def *def, const char *text, storq_error *err)
+{
+    const char *c = def->choices;
+    size_t len = strlen(text);
+    while (c && *c) {
+        const char *bar = strchr(c, '|');
+        size_t n = bar ? (size_t)(bar - c) : strlen(c);
+        if (n == len && strncmp(c, text, n) == 0)
+            return STORQ_OK;
+        c = bar ? bar + 1 : NULL;
+    }
+    char accepted[256];
+    snprintf(accepted, sizeof accepted, "%s", def->choices);
+    for (char *p = accepted; *p; p++)
+        if (*p == '|')
+            *p = ',';
+    return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not accepted; choose one of: %s",
+                      def->name, text, accepted);
+}
+
+int storq_param_parse(const storq_param_def *def, const char *text, storq_param_value *out,
+                      storq_error *err)
+{
+    char range[128];
+    describe_range(def, range, sizeof range);
+    out->i = 0;
+    out->r = 0.0;
+    out->s = NULL;
+    if (def->type == STORQ_PARAM_STRING) {
+        if (def->choices)
+            STORQ_TRY(check_choice(def, text, err));
+    } else {
+        char *end = NULL;
+        errno = 0;
+        double x;
+        if (def->type == STORQ_PARAM_INT) {
+            long long v = strtoll(text, &end, 10);
+            /* Accept 1e6-style integers too: researchers write sizes that way. */
+            if (end && *end && *end != ' ') {
+                x = strtod(text, &end);
+                if (end != text && !*end && x == floor(x) && fabs(x) < 9.2e18)
+                    v = (long long)x;
+                else
+                    end = (char *)text;
+            }
+            if (end == text || *end || errno == ERANGE)
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not an integer; expected %s",
+                                  def->name, text, range);
+            out->i = v;
+            x = (double)v;
+        } else {
+            x = strtod(text, &end);
+            if (end == text || *end || errno == ERANGE || !isfinite(x))
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not a number; expected %s",
+                                  def->name, text, range);
+        }
+        int low = def->min_open ? !(x > def->min) : !(x >= def->min);
+        if (low || x > def->max)
+            return storq_fail(err, STORQ_ERR_USAGE, "--%s: %s is out of range; expected %s",
+                              def->name, text, range);
+        out->r = x;
+    }
+    out->s = strdup(text);
+    if (!out->s)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    return STORQ_OK;
+}
+
+static const storq_param_value *lookup(const storq_params *p, const char *name)
+{
+    size_t i;
+    if (!storq_param_find(p->model->params, name, &i) || i >= p->n) {
+        fprintf(stderr, "storq: internal error: model '%s' has no parameter '%s'\n",
+                p->model->name, name);
+        abort();
+    }
+    return &p->v[i];
+}
+
+int64_t storq_param_int(const storq_params *p, const char *name) { return lookup(p, name)->i; }
+double storq_param_real(const storq_params *p, const char *name) { return lookup(p, name)->r; }
+const char *storq_param_string(const storq_params *p, const char *name) { return lookup(p, name)->s; }
+
+int storq_params_copy(storq_params *dst, const storq_params *src, storq_error *err)
+{
+    *dst = *src;
+    dst->v = calloc(src->n ? src->n : 1, sizeof *dst->v);
+    if (!dst->v)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t i = 0; i < src->n; i++) {
+        dst->v[i] = src->v[i];
+        dst->v[i].s = src->v[i].s ? strdup(src->v[i].s) : NULL;
+        if (src->v[i].s && !dst->v[i].s)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    return STORQ_OK;
+}
+
+void storq_params_free(storq_params *p)
+{
+    if (!p || !p->v)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        free(p->v[i].s);
+    free(p->v);
+    p->v = NULL;
+    p->n = 0;
+}
+
+static int warnings_enabled = 1;
+
+void storq_warn_enable(int enabled) { warnings_enabled = enabled; }
+
+void storq_warn(const char *fmt, ...)
+{
+    if (!warnings_enabled)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("storq: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}

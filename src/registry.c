@@ -1,0 +1,26 @@
+/* Every model storq knows. Adding a model is one line here (and its kernel, tests and page). */
+#include <string.h>
+
+#include "model.h"
+
+extern const storq_model storq_model_supermarket;
+
+static const storq_model *const registry[] = {
+    &storq_model_supermarket,
+};
+
+const storq_model *const *storq_models(size_t *count)
+{
+    *count = sizeof registry / sizeof registry[0];
+    return registry;
+}
+
+const storq_model *storq_model_find(const char *name)
+{
+    size_t n;
+    const storq_model *const *models = storq_models(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(models[i]->name, name) == 0)
+            return models[i];
+    return NULL;
+}

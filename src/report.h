@@ -1,0 +1,20 @@
+/* Human-readable tables of results and theory on stdout. */
+#ifndef STORQ_REPORT_H
+#define STORQ_REPORT_H
+
+#include <stdio.h>
+
+#include "model.h"
+
+/* One finished point: its parameters, scalar observables beside same-named theory, vectors beside
+ * same-named theory (first rows), and one-number comparisons. */
+void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
+                        const storq_summary *sim, const storq_theory *theory,
+                        const storq_theory *comparison);
+
+/* Theory arrays alone (`storq theory`): numbers, then tables of arrays that share a grid. */
+void storq_report_theory(FILE *out, const storq_params *params, const storq_theory *theory);
+
+void storq_report_params(FILE *out, const storq_params *params);
+
+#endif

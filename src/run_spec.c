@@ -1,0 +1,553 @@
+#include "run_spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_REPLICATIONS 10
+#define DEFAULT_SEED 1
+#define MAX_POINTS 1000000
+
+/* ---- small string helpers ---- */
+
+static char *xstrdup(const char *s, storq_error *err)
+{
+    char *d = strdup(s);
+    if (!d)
+        STORQ_RUNTIME_FAIL(err, "out of memory");
+    return d;
+}
+
+static void free_values(char **values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(values[i]);
+    free(values);
+}
+
+int storq_split_values(const storq_param_def *def, const char *text, char ***values,
+                       size_t *nvalues, storq_error *err)
+{
+    const char *seps = def->type == STORQ_PARAM_STRING ? " \t" : ", \t";
+    char *copy = xstrdup(text, err);
+    if (!copy)
+        return STORQ_ERR_RUNTIME;
+    size_t n = 0, cap = 4;
+    char **out = malloc(cap * sizeof *out);
+    if (!out) {
+        free(copy);
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, seps, &save); tok; tok = strtok_r(NULL, seps, &save)) {
+        if (n == cap) {
+            cap *= 2;
+            char **grown = realloc(out, cap * sizeof *out);
+            if (!grown) {
+                free_values(out, n);
+                free(copy);
+                return STORQ_RUNTIME_FAIL(err, "out of memory");
+            }
+            out = grown;
+        }
+        out[n] = xstrdup(tok, err);
+        if (!out[n]) {
+            free_values(out, n);
+            free(copy);
+            return STORQ_ERR_RUNTIME;
+        }
+        n++;
+    }
+    free(copy);
+    if (n == 0) {
+        free(out);
+        return storq_fail(err, STORQ_ERR_USAGE, "--%s: no value given", def->name);
+    }
+    *values = out;
+    *nvalues = n;
+    return STORQ_OK;
+}
+
+/* ---- assignments ---- */
+
+static int set_assignment(storq_run_spec *spec, const char *name, const char *text,
+                          const char *where, storq_error *err)
+{
+    size_t idx;
+    const storq_param_def *def = storq_param_find(spec->model->params, name, &idx);
+    if (!def) {
+        char accepted[1024] = "";
+        for (const storq_param_def *d = spec->model->params; d->name; d++) {
+            strncat(accepted, d->name, sizeof accepted - strlen(accepted) - 1);
+            if (d[1].name)
+                strncat(accepted, ", ", sizeof accepted - strlen(accepted) - 1);
+        }
+        return storq_fail(err, STORQ_ERR_USAGE, "%s'%s' is not a parameter of model '%s'; accepted: %s",
+                          where, name, spec->model->name, accepted);
+    }
+    char **values;
+    size_t n;
+    STORQ_TRY(storq_split_values(def, text, &values, &n, err));
+    /* Check every value now, so a typo in a long sweep fails before anything runs. */
+    for (size_t i = 0; i < n; i++) {
+        storq_param_value v;
+        int rc = storq_param_parse(def, values[i], &v, err);
+        free(v.s);
+        if (rc) {
+            free_values(values, n);
+            return rc;
+        }
+    }
+    storq_assignment *a = &spec->assign[idx];
+    free_values(a->values, a->nvalues);
+    a->values = values;
+    a->nvalues = n;
+    return STORQ_OK;
+}
+
+static int init_assignments(storq_run_spec *spec, storq_error *err)
+{
+    size_t np = storq_param_count(spec->model->params);
+    spec->assign = calloc(np ? np : 1, sizeof *spec->assign);
+    if (!spec->assign)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t i = 0; i < np; i++) {
+        spec->assign[i].name = xstrdup(spec->model->params[i].name, err);
+        if (!spec->assign[i].name)
+            return STORQ_ERR_RUNTIME;
+    }
+    return STORQ_OK;
+}
+
+static int check_required(const storq_run_spec *spec, storq_error *err)
+{
+    size_t np = storq_param_count(spec->model->params);
+    for (size_t i = 0; i < np; i++) {
+        const storq_param_def *d = &spec->model->params[i];
+        if (spec->assign[i].nvalues)
+            continue;
+        if (!d->def)
+            return storq_fail(err, STORQ_ERR_USAGE, "--%s is required for model '%s' (%s)",
+                              d->name, spec->model->name, d->doc);
+    }
+    return STORQ_OK;
+}
+
+static int fill_defaults(storq_run_spec *spec, storq_error *err)
+{
+    STORQ_TRY(check_required(spec, err));
+    size_t np = storq_param_count(spec->model->params);
+    for (size_t i = 0; i < np; i++)
+        if (!spec->assign[i].nvalues)
+            STORQ_TRY(set_assignment(spec, spec->model->params[i].name, spec->model->params[i].def,
+                                     "", err));
+    return STORQ_OK;
+}
+
+/* The Cartesian product of the lists, last parameter varying fastest. */
+static int expand_points(storq_run_spec *spec, storq_error *err)
+{
+    size_t np = storq_param_count(spec->model->params);
+    size_t total = 1;
+    for (size_t i = 0; i < np; i++) {
+        total *= spec->assign[i].nvalues;
+        if (total > MAX_POINTS)
+            return storq_fail(err, STORQ_ERR_USAGE,
+                              "the sweep has more than %d points; split it into several runs",
+                              MAX_POINTS);
+    }
+    spec->points = calloc(total, sizeof *spec->points);
+    if (!spec->points)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    spec->npoints = total;
+    for (size_t p = 0; p < total; p++) {
+        storq_params *pt = &spec->points[p];
+        pt->model = spec->model;
+        pt->n = np;
+        pt->allow_unstable = spec->allow_unstable;
+        pt->v = calloc(np ? np : 1, sizeof *pt->v);
+        if (!pt->v)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        size_t rest = p;
+        for (size_t i = np; i-- > 0;) {
+            const storq_assignment *a = &spec->assign[i];
+            size_t pick = rest % a->nvalues;
+            rest /= a->nvalues;
+            STORQ_TRY(storq_param_parse(&spec->model->params[i], a->values[pick], &pt->v[i], err));
+        }
+    }
+    return STORQ_OK;
+}
+
+/* ---- config text: the run as an equivalent sweep file ---- */
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s, storq_error *err)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (*len + n + 1 > c)
+            c *= 2;
+        char *g = realloc(*buf, c);
+        if (!g)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        *buf = g;
+        *cap = c;
+    }
+    memcpy(*buf + *len, s, n + 1);
+    *len += n;
+    return STORQ_OK;
+}
+
+static int build_config_text(storq_run_spec *spec, storq_error *err)
+{
+    char *buf = NULL, line[512];
+    size_t len = 0, cap = 0;
+    snprintf(line, sizeof line, "[run]\nmodel = %s\nreplications = %zu\nseed = %llu\n\n[%s]\n",
+             spec->model->name, spec->replications, (unsigned long long)spec->seed,
+             spec->model->name);
+    STORQ_TRY(append(&buf, &len, &cap, line, err));
+    size_t np = storq_param_count(spec->model->params);
+    for (size_t i = 0; i < np; i++) {
+        const storq_assignment *a = &spec->assign[i];
+        int is_string = spec->model->params[i].type == STORQ_PARAM_STRING;
+        STORQ_TRY(append(&buf, &len, &cap, a->name, err));
+        STORQ_TRY(append(&buf, &len, &cap, " =", err));
+        for (size_t j = 0; j < a->nvalues; j++) {
+            STORQ_TRY(append(&buf, &len, &cap, j == 0 ? " " : (is_string ? " " : ", "), err));
+            STORQ_TRY(append(&buf, &len, &cap, a->values[j], err));
+        }
+        STORQ_TRY(append(&buf, &len, &cap, "\n", err));
+    }
+    spec->config_text = buf;
+    return STORQ_OK;
+}
+
+static int build_command_line(storq_run_spec *spec, const char *verb, int argc, char **argv,
+                              storq_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    STORQ_TRY(append(&buf, &len, &cap, "storq ", err));
+    STORQ_TRY(append(&buf, &len, &cap, verb, err));
+    for (int i = 0; i < argc; i++) {
+        STORQ_TRY(append(&buf, &len, &cap, " ", err));
+        STORQ_TRY(append(&buf, &len, &cap, argv[i], err));
+    }
+    spec->command_line = buf;
+    return STORQ_OK;
+}
+
+/* ---- run options shared by flags and the [run] section ---- */
+
+static int parse_count(const char *what, const char *text, unsigned long long min,
+                       unsigned long long max, unsigned long long *out, storq_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    if (!text || !*text || *text == '-')
+        goto bad;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || errno || v < min || v > max)
+        goto bad;
+    *out = v;
+    return STORQ_OK;
+bad:
+    return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is not accepted; expected an integer in [%llu, %llu]",
+                      what, text ? text : "", min, max);
+}
+
+static int parse_bool(const char *what, const char *text, int *out, storq_error *err)
+{
+    if (!strcmp(text, "true") || !strcmp(text, "yes") || !strcmp(text, "1"))
+        *out = 1;
+    else if (!strcmp(text, "false") || !strcmp(text, "no") || !strcmp(text, "0"))
+        *out = 0;
+    else
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is not accepted; expected true or false",
+                          what, text);
+    return STORQ_OK;
+}
+
+static int set_replications(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
+{
+    unsigned long long v;
+    STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
+    spec->replications = (size_t)v;
+    return STORQ_OK;
+}
+
+static int set_seed(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
+{
+    unsigned long long v;
+    STORQ_TRY(parse_count(what, text, 0, UINT64_MAX, &v, err));
+    spec->seed = v;
+    return STORQ_OK;
+}
+
+static int set_output(storq_run_spec *spec, const char *text, storq_error *err)
+{
+    if (!*text)
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: empty file name");
+    free(spec->output);
+    spec->output = xstrdup(text, err);
+    return spec->output ? STORQ_OK : STORQ_ERR_RUNTIME;
+}
+
+/* ---- sweep files (INI) ---- */
+
+typedef struct sweep_ctx {
+    storq_run_spec *spec;
+    const char *path;
+    storq_error *err;
+    int pass; /* 1: find the model in [run]; 2: everything */
+    int line;
+} sweep_ctx;
+
+static int sweep_handler(void *user, const char *section, const char *name, const char *value)
+{
+    sweep_ctx *c = user;
+    storq_run_spec *spec = c->spec;
+    char where[512];
+    if (c->err->code)
+        return 0;
+    if (!strcmp(section, "run")) {
+        snprintf(where, sizeof where, "%s: [run] %s", c->path, name);
+        if (!strcmp(name, "model")) {
+            if (c->pass == 1) {
+                spec->model = storq_model_find(value);
+                if (!spec->model)
+                    storq_fail(c->err, STORQ_ERR_USAGE, "%s: unknown model '%s' (see `storq models`)",
+                               where, value);
+            }
+        } else if (c->pass == 1) {
+            return 1;
+        } else if (!strcmp(name, "replications")) {
+            set_replications(spec, where, value, c->err);
+        } else if (!strcmp(name, "seed")) {
+            set_seed(spec, where, value, c->err);
+        } else if (!strcmp(name, "output")) {
+            if (!spec->output)
+                set_output(spec, value, c->err);
+        } else if (!strcmp(name, "allow_unstable")) {
+            int b;
+            if (!parse_bool(where, value, &b, c->err))
+                spec->allow_unstable |= b;
+        } else {
+            storq_fail(c->err, STORQ_ERR_USAGE,
+                       "%s: unknown key; accepted in [run]: model, replications, seed, output, allow_unstable",
+                       where);
+        }
+        return c->err->code == 0;
+    }
+    if (c->pass == 1)
+        return 1;
+    if (!spec->model) {
+        storq_fail(c->err, STORQ_ERR_USAGE, "%s: section [%s] comes before the model is known; "
+                   "put `model = NAME` in [run]", c->path, section);
+        return 0;
+    }
+    if (strcmp(section, spec->model->name) != 0) {
+        storq_fail(c->err, STORQ_ERR_USAGE, "%s: unknown section [%s]; accepted: [run], [%s]",
+                   c->path, section, spec->model->name);
+        return 0;
+    }
+    snprintf(where, sizeof where, "%s: [%s] ", c->path, section);
+    set_assignment(spec, name, value, where, c->err);
+    return c->err->code == 0;
+}
+
+static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: cannot read the sweep file: %s", path,
+                          strerror(errno));
+    sweep_ctx c = {spec, path, err, 1, 0};
+    for (c.pass = 1; c.pass <= 2; c.pass++) {
+        rewind(f);
+        int rc = ini_parse_file(f, sweep_handler, &c);
+        if (err->code)
+            break;
+        if (rc > 0) {
+            storq_fail(err, STORQ_ERR_USAGE, "%s:%d: malformed line (expected `key = value` or `[section]`)",
+                       path, rc);
+            break;
+        }
+        if (c.pass == 1) {
+            if (!spec->model) {
+                storq_fail(err, STORQ_ERR_USAGE, "%s: no model; put `model = NAME` in a [run] section", path);
+                break;
+            }
+            if (init_assignments(spec, err))
+                break;
+        }
+    }
+    fclose(f);
+    return err->code;
+}
+
+/* ---- command line ---- */
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Flags common to every form; returns 1 when consumed (advancing *i), 0 when not a run flag. */
+static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int with_run_options,
+                    storq_error *err)
+{
+    const char *a = argv[*i];
+    const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--allow-unstable")) {
+        spec->allow_unstable = 1;
+        return 1;
+    }
+    if (!with_run_options)
+        return 0;
+    if (!strcmp(a, "--resume")) {
+        spec->resume = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        spec->quiet = 1;
+        return 1;
+    }
+    int takes = !strcmp(a, "-r") || !strcmp(a, "--replications") || !strcmp(a, "--seed") ||
+                !strcmp(a, "-o") || !strcmp(a, "--output");
+    if (!takes)
+        return 0;
+    if (!next) {
+        storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
+        return 1;
+    }
+    (*i)++;
+    if (!strcmp(a, "-r") || !strcmp(a, "--replications"))
+        set_replications(spec, "--replications", next, err);
+    else if (!strcmp(a, "--seed"))
+        set_seed(spec, "--seed", next, err);
+    else
+        set_output(spec, next, err);
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_options,
+                      storq_error *err)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->replications = DEFAULT_REPLICATIONS;
+    spec->seed = DEFAULT_SEED;
+    if (argc < 1)
+        return storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
+                          with_run_options ? " or a sweep file (.ini)" : "");
+    const char *target = argv[0];
+    /* Run options first: the sweep file's [run] values must not override explicit flags. */
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--", 2) || !strcmp(argv[i], "-r") || !strcmp(argv[i], "-o") ||
+            !strcmp(argv[i], "-q")) {
+            int before = i;
+            if (run_flag(spec, argc, argv, &i, with_run_options, err) || err->code) {
+                if (err->code)
+                    return err->code;
+                continue;
+            }
+            i = before;
+            if (!strchr(argv[i], '='))
+                i++; /* skip a model parameter's value */
+        }
+    }
+    if (with_run_options && ends_with(target, ".ini")) {
+        size_t keep_reps = spec->replications;
+        uint64_t keep_seed = spec->seed;
+        int reps_flag = 0, seed_flag = 0;
+        for (int i = 1; i < argc; i++) {
+            reps_flag |= !strcmp(argv[i], "-r") || !strcmp(argv[i], "--replications");
+            seed_flag |= !strcmp(argv[i], "--seed");
+        }
+        STORQ_TRY(parse_sweep_file(target, spec, err));
+        if (reps_flag)
+            spec->replications = keep_reps;
+        if (seed_flag)
+            spec->seed = keep_seed;
+    } else {
+        spec->model = storq_model_find(target);
+        if (!spec->model)
+            return storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s (see `storq models`)",
+                              target, with_run_options ? " and not a sweep file (.ini)" : "");
+        STORQ_TRY(init_assignments(spec, err));
+    }
+    /* Model parameters: --name value or --name=value. */
+    for (int i = 1; i < argc; i++) {
+        int probe = i;
+        storq_error ignore = {0};
+        if (run_flag(spec, argc, argv, &probe, with_run_options, &ignore)) {
+            i = probe;
+            continue;
+        }
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || !a[2])
+            return storq_fail(err, STORQ_ERR_USAGE, "unexpected argument '%s' (parameters are "
+                              "given as --name value)", a);
+        char name[128];
+        const char *value;
+        const char *eq = strchr(a, '=');
+        if (eq) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a - 2), a + 2);
+            value = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a + 2);
+            if (i + 1 >= argc)
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s needs a value", name);
+            value = argv[++i];
+        }
+        STORQ_TRY(set_assignment(spec, name, value, "--", err));
+    }
+    STORQ_TRY(fill_defaults(spec, err));
+    if (!spec->output && with_run_options) {
+        char buf[1024];
+        if (ends_with(target, ".ini"))
+            snprintf(buf, sizeof buf, "%.*s.h5", (int)(strlen(target) - 4), target);
+        else
+            snprintf(buf, sizeof buf, "%s.h5", spec->model->name);
+        STORQ_TRY(set_output(spec, buf, err));
+    }
+    STORQ_TRY(expand_points(spec, err));
+    STORQ_TRY(build_config_text(spec, err));
+    return STORQ_OK;
+}
+
+int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err)
+{
+    STORQ_TRY(parse_args(argc, argv, spec, 1, err));
+    return build_command_line(spec, "run", argc, argv, err);
+}
+
+int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err)
+{
+    STORQ_TRY(parse_args(argc, argv, spec, 0, err));
+    return build_command_line(spec, "theory", argc, argv, err);
+}
+
+void storq_run_spec_free(storq_run_spec *spec)
+{
+    if (!spec)
+        return;
+    size_t np = spec->model ? storq_param_count(spec->model->params) : 0;
+    for (size_t i = 0; spec->assign && i < np; i++) {
+        free(spec->assign[i].name);
+        free_values(spec->assign[i].values, spec->assign[i].nvalues);
+    }
+    free(spec->assign);
+    for (size_t p = 0; p < spec->npoints; p++)
+        storq_params_free(&spec->points[p]);
+    free(spec->points);
+    free(spec->output);
+    free(spec->config_text);
+    free(spec->command_line);
+    memset(spec, 0, sizeof *spec);
+}

@@ -1,0 +1,47 @@
+/* What a run is: a model, the list of parameter points (the Cartesian product of every list of
+ * values given on the command line or in a sweep file), replications, seed and output. */
+#ifndef STORQ_RUN_SPEC_H
+#define STORQ_RUN_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+#include "params.h"
+
+/* One parameter's values as the user gave them (a list of one or more texts). */
+typedef struct storq_assignment {
+    char *name;
+    char **values;
+    size_t nvalues;
+} storq_assignment;
+
+typedef struct storq_run_spec {
+    const storq_model *model;
+    storq_assignment *assign; /* one per model parameter, in table order (defaults filled in) */
+    storq_params *points;     /* the Cartesian product, last parameter varying fastest */
+    size_t npoints;
+    size_t replications;
+    uint64_t seed;
+    char *output;
+    int resume;
+    int allow_unstable;
+    int quiet;
+    char *config_text;  /* the run as an equivalent sweep file: what --resume compares */
+    char *command_line;
+} storq_run_spec;
+
+/* Parse `run` arguments (argv[0] is the model name or a .ini sweep file). Usage errors name the
+ * flag or key and what is accepted. Does not touch the output file. */
+int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);
+/* Same, for `storq theory MODEL --param value ...` (no replications or output). */
+int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);
+void storq_run_spec_free(storq_run_spec *spec);
+
+/* Split a list value: numbers on commas and blanks, strings on blanks only (so that
+ * distribution specs such as "shexp:1,2" stay whole). */
+int storq_split_values(const storq_param_def *def, const char *text, char ***values,
+                       size_t *nvalues, storq_error *err);
+
+#endif

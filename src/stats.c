@@ -1,0 +1,46 @@
+#include "stats.h"
+
+#include <math.h>
+
+/* Abramowitz & Stegun 26.7.3-26.7.4: with theta = atan(t / sqrt(df)), a finite series in
+ * cos(theta) gives P(|T| < t) exactly for integer df. */
+double storq_t_abs_cdf(double t, size_t df)
+{
+    if (df == 0)
+        return 0.0;
+    if (t <= 0)
+        return 0.0;
+    double theta = atan(t / sqrt((double)df));
+    double c = cos(theta), s = sin(theta), c2 = c * c;
+    if (df % 2 == 1) {
+        double sum = 0.0, term = c;
+        for (size_t j = 3; j <= df; j += 2) {
+            sum += term;
+            term *= c2 * (double)(j - 1) / (double)j;
+        }
+        return 2.0 / M_PI * (theta + s * sum);
+    }
+    double sum = 1.0, term = 1.0;
+    for (size_t j = 2; j + 2 <= df; j += 2) {
+        term *= c2 * (double)(j - 1) / (double)j;
+        sum += term;
+    }
+    return s * sum;
+}
+
+double storq_t_quantile(double level, size_t df)
+{
+    if (df == 0)
+        return INFINITY;
+    double lo = 0.0, hi = 1.0;
+    while (storq_t_abs_cdf(hi, df) < level)
+        hi *= 2.0;
+    for (int it = 0; it < 200 && hi - lo > 1e-13 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (storq_t_abs_cdf(mid, df) < level)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}

@@ -1,0 +1,12 @@
+/* Small statistics helpers shared by the engine and the tests. */
+#ifndef STORQ_STATS_H
+#define STORQ_STATS_H
+
+#include <stddef.h>
+
+/* P(|T| < t) for Student's t with df degrees of freedom (closed forms for integer df). */
+double storq_t_abs_cdf(double t, size_t df);
+/* The two-sided quantile: t such that P(|T| < t) = level (e.g. 0.95). INFINITY when df == 0. */
+double storq_t_quantile(double level, size_t df);
+
+#endif
