@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Bad input: one clear message naming the parameter and what is accepted, exit status 2, and no
+# file (final or partial) left behind.
+set -uo pipefail
+storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
+failures=0
+
+# expect STATUS PATTERN -- ARGS...: run storq, check the exit status, the message and that no file exists.
+expect() {
+  local want=$1 pattern=$2; shift 3
+  local out status
+  out=$("$storq" "$@" -o out.h5 2>&1 >/dev/null); status=$?
+  if [ "$status" -ne "$want" ]; then
+    echo "FAIL: storq $* exited $status, expected $want: $out"; failures=$((failures + 1)); return
+  fi
+  if ! grep -q -- "$pattern" <<<"$out"; then
+    echo "FAIL: storq $*: message lacks '$pattern': $out"; failures=$((failures + 1)); return
+  fi
+  if [ "$(grep -c . <<<"$out")" -gt 2 ]; then
+    echo "FAIL: storq $*: more than one message: $out"; failures=$((failures + 1)); return
+  fi
+  if ls out.h5 out.h5.partial >/dev/null 2>&1; then
+    echo "FAIL: storq $*: left a file behind"; failures=$((failures + 1)); rm -f out.h5 out.h5.partial; return
+  fi
+  echo "ok: storq $* -> $status: $(head -n 1 <<<"$out")"
+}
+
+ok=(--n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 2)
+expect 2 "unknown model 'nosuch'" -- run nosuch
+expect 2 "'bogus' is not a parameter of model 'supermarket'; accepted: n, L" -- run supermarket "${ok[@]}" --bogus 3
+expect 2 "\-\-n: 'ten' is not an integer" -- run supermarket --n ten --L 2 --k 1 --lambda 0.5
+expect 2 "\-\-lambda: 'abc' is not a number" -- run supermarket --n 10 --L 2 --k 1 --lambda abc
+expect 2 "\-\-n: 0 is out of range" -- run supermarket --n 0 --L 1 --k 1 --lambda 0.5
+expect 2 "\-\-lambda: -0.5 is out of range" -- run supermarket --n 10 --L 2 --k 1 --lambda -0.5
+expect 2 "\-\-lambda" -- run supermarket --n 10 --L 2 --k 1 --lambda 1.0
+expect 2 "\-\-lambda" -- run supermarket --n 10 --L 2 --k 1 --lambda 1.5
+expect 2 "\-\-k" -- run supermarket --n 10 --L 2 --k 3 --lambda 0.5
+expect 2 "\-\-L" -- run supermarket --n 3 --L 4 --k 1 --lambda 0.5
+expect 2 "\-\-sampling: 'maybe' is not accepted; choose one of: without,with" -- run supermarket "${ok[@]}" --sampling maybe
+expect 2 "\-\-service" -- run supermarket "${ok[@]}" --service exp:-1
+expect 2 "\-\-replications" -- run supermarket "${ok[@]}" -r 0
+expect 2 "\-\-seed" -- run supermarket "${ok[@]}" --seed -4
+expect 2 "\-\-n needs a value" -- run supermarket --L 2 --n
+
+# The output path: a missing directory, and a directory without write permission (as non-root).
+out=$("$storq" run supermarket "${ok[@]}" -o /nonexistent/dir/out.h5 2>&1); status=$?
+if [ $status -eq 2 ] && grep -q -- "--output: cannot create '/nonexistent/dir/out.h5.partial'" <<<"$out"; then
+  echo "ok: unwritable output -> 2: $out"
+else
+  echo "FAIL: unwritable output exited $status: $out"; failures=$((failures + 1))
+fi
+
+# Sweep files: malformed line, unknown key, unknown section, bad value, missing model.
+printf '[run]\nmodel = supermarket\n[supermarket]\nn = 10\nthis line is broken\n' > bad1.ini
+expect 2 "bad1.ini:5: malformed line" -- run bad1.ini
+printf '[run]\nmodel = supermarket\nfrobnicate = 1\n' > bad2.ini
+expect 2 "bad2.ini: \[run\] frobnicate: unknown key" -- run bad2.ini
+printf '[run]\nmodel = supermarket\n[cluster]\nm = 3\n' > bad3.ini
+expect 2 "unknown section \[cluster\]" -- run bad3.ini
+printf '[run]\nmodel = supermarket\n[supermarket]\nn = 10, 20, x\nL = 2\nk = 1\nlambda = 0.5\n' > bad4.ini
+expect 2 "\-\-n: 'x' is not an integer" -- run bad4.ini
+printf '[supermarket]\nn = 10\n' > bad5.ini
+expect 2 "no model" -- run bad5.ini
+expect 2 "cannot read the sweep file" -- run missing.ini
+
+# A good run still works from the same folder (so the failures above are not an environment problem).
+if "$storq" run supermarket "${ok[@]}" -o good.h5 --quiet && [ -f good.h5 ] && [ ! -f good.h5.partial ]; then
+  echo "ok: a valid run writes good.h5 and no partial file"
+else
+  echo "FAIL: a valid run did not produce good.h5"; failures=$((failures + 1))
+fi
+# --allow-unstable lets lambda >= 1 run with a warning.
+out=$("$storq" run supermarket --n 10 --L 2 --k 1 --lambda 1.2 --warmup 10 --arrivals 200 -r 2 --allow-unstable -o unstable.h5 --quiet 2>&1); status=$?
+if [ $status -eq 0 ] && grep -q "warning" <<<"$out"; then
+  echo "ok: --allow-unstable runs with a warning"
+else
+  echo "FAIL: --allow-unstable: status $status: $out"; failures=$((failures + 1))
+fi
+# info on something that is not a storq file.
+echo "not hdf5" > plain.txt
+out=$("$storq" info plain.txt 2>&1); status=$?
+if [ $status -eq 2 ]; then echo "ok: info on a non-HDF5 file -> 2: $out"; else echo "FAIL: info plain.txt -> $status: $out"; failures=$((failures + 1)); fi
+
+echo "$failures failure(s)"
+[ $failures -eq 0 ]
