@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "h5_writer.h"
+#include "interrupt.h"
 #include "progress.h"
 #include "reduce.h"
 #include "report.h"
@@ -91,6 +92,11 @@ static int run_replications(run_state *st, size_t p, storq_point_result *res, st
             stop = failed;
             if (stop)
                 break;
+            if (storq_interrupted()) {
+                rc = storq_fail(&terr, STORQ_ERR_RUNTIME, "stopped by signal %d before the run was "
+                                "complete", storq_interrupted());
+                break;
+            }
             int64_t r = storq_workqueue_next(st->wq, p);
             if (r < 0 || (size_t)r >= reps)
                 break;

@@ -7,6 +7,7 @@
 
 #include "driver.h"
 #include "h5_writer.h"
+#include "interrupt.h"
 #include "model.h"
 #include "report.h"
 #include "run_spec.h"
@@ -16,11 +17,11 @@ static const char usage_text[] =
     "usage:\n"
     "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--allow-unstable] [--quiet]\n"
     "  storq run SWEEP.ini [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
+    "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
     "  storq theory MODEL [--param value ...]   analytic companions only, as a table\n"
     "  storq info FILE.h5          what a results file holds\n"
     "  storq --version\n"
-    "A parameter value may be a list (--n 10,100,1000): the run covers the Cartesian product.\n"
     "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n";
 
 static int report_error(const storq_error *err)
@@ -110,6 +111,7 @@ static int cmd_run(int argc, char **argv)
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     storq_warn_enable(rank == 0);
+    storq_interrupt_install();
     storq_error err = {0};
     storq_run_spec spec;
     /* Every rank parses the same arguments and files, so they agree on the points. */

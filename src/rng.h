@@ -45,7 +45,8 @@ typedef struct storq_stream_key {
 storq_rng storq_rng_stream(const storq_stream_key *key, storq_stream_purpose purpose);
 
 /* pcg-c style seeding (state 0, inc = 2 seq + 1, step, add initstate, step) with the cheap
- * multiplier, as numpy's PCG64DXSM. */
+ * multiplier (pcg_cm_srandom_r in numpy's C source). Note: numpy 1.24's PCG64DXSM(seed) seeds with
+ * the 128-bit multiplier instead, so its states differ; the draws after seeding are the same. */
 void storq_rng_seed(storq_rng *rng, storq_u128 initstate, storq_u128 initseq);
 
 /* Jump ahead by delta draws in O(log delta) (cheap-multiplier LCG). */

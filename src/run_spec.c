@@ -147,12 +147,56 @@ static int fill_defaults(storq_run_spec *spec, storq_error *err)
     return STORQ_OK;
 }
 
-/* The Cartesian product of the lists, last parameter varying fastest. */
-static int expand_points(storq_run_spec *spec, storq_error *err)
+/* Mark the zip group: parameters whose lists advance together (e.g. n and arrivals, so that
+ * the run length grows with the system), which must be equally long. */
+static int apply_zip(storq_run_spec *spec, storq_error *err)
 {
     size_t np = storq_param_count(spec->model->params);
-    size_t total = 1;
+    spec->zipped = calloc(np ? np : 1, sizeof *spec->zipped);
+    if (!spec->zipped)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    if (!spec->zip_text)
+        return STORQ_OK;
+    char *copy = xstrdup(spec->zip_text, err), *save = NULL;
+    if (!copy)
+        return STORQ_ERR_RUNTIME;
+    size_t len = 0, members = 0;
+    int rc = STORQ_OK;
+    for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc; tok = strtok_r(NULL, ", \t", &save)) {
+        size_t idx;
+        if (!storq_param_find(spec->model->params, tok, &idx)) {
+            rc = storq_fail(err, STORQ_ERR_USAGE, "--zip: '%s' is not a parameter of model '%s'",
+                            tok, spec->model->name);
+            break;
+        }
+        size_t n = spec->assign[idx].nvalues;
+        if (members && n != len)
+            rc = storq_fail(err, STORQ_ERR_USAGE, "--zip: the zipped lists must be equally long; "
+                            "'%s' has %zu values, the others %zu", tok, n, len);
+        len = n;
+        members++;
+        spec->zipped[idx] = 1;
+    }
+    free(copy);
+    if (!rc && members < 2)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "--zip: name at least two parameters, e.g. --zip n,arrivals");
+    return rc;
+}
+
+/* The Cartesian product of the lists, last parameter varying fastest; the zip group is one
+ * dimension, placed where its first member stands. */
+static int expand_points(storq_run_spec *spec, storq_error *err)
+{
+    STORQ_TRY(apply_zip(spec, err));
+    size_t np = storq_param_count(spec->model->params);
+    size_t total = 1, zip_len = 0, zip_first = np;
     for (size_t i = 0; i < np; i++) {
+        if (spec->zipped[i]) {
+            if (zip_first < np)
+                continue;
+            zip_first = i;
+            zip_len = spec->assign[i].nvalues;
+        }
         total *= spec->assign[i].nvalues;
         if (total > MAX_POINTS)
             return storq_fail(err, STORQ_ERR_USAGE,
@@ -171,13 +215,23 @@ static int expand_points(storq_run_spec *spec, storq_error *err)
         pt->v = calloc(np ? np : 1, sizeof *pt->v);
         if (!pt->v)
             return STORQ_RUNTIME_FAIL(err, "out of memory");
-        size_t rest = p;
+        size_t rest = p, zip_pick = 0;
         for (size_t i = np; i-- > 0;) {
-            const storq_assignment *a = &spec->assign[i];
-            size_t pick = rest % a->nvalues;
-            rest /= a->nvalues;
-            STORQ_TRY(storq_param_parse(&spec->model->params[i], a->values[pick], &pt->v[i], err));
+            if (spec->zipped[i] && i != zip_first)
+                continue;
+            size_t len = spec->zipped[i] ? zip_len : spec->assign[i].nvalues;
+            size_t pick = rest % len;
+            rest /= len;
+            if (spec->zipped[i])
+                zip_pick = pick;
+            else
+                STORQ_TRY(storq_param_parse(&spec->model->params[i], spec->assign[i].values[pick],
+                                            &pt->v[i], err));
         }
+        for (size_t i = 0; i < np; i++)
+            if (spec->zipped[i])
+                STORQ_TRY(storq_param_parse(&spec->model->params[i],
+                                            spec->assign[i].values[zip_pick], &pt->v[i], err));
     }
     return STORQ_OK;
 }
@@ -206,9 +260,15 @@ static int build_config_text(storq_run_spec *spec, storq_error *err)
 {
     char *buf = NULL, line[512];
     size_t len = 0, cap = 0;
-    snprintf(line, sizeof line, "[run]\nmodel = %s\nreplications = %zu\nseed = %llu\n\n[%s]\n",
-             spec->model->name, spec->replications, (unsigned long long)spec->seed,
-             spec->model->name);
+    snprintf(line, sizeof line, "[run]\nmodel = %s\nreplications = %zu\nseed = %llu\n",
+             spec->model->name, spec->replications, (unsigned long long)spec->seed);
+    STORQ_TRY(append(&buf, &len, &cap, line, err));
+    if (spec->zip_text) {
+        STORQ_TRY(append(&buf, &len, &cap, "zip = ", err));
+        STORQ_TRY(append(&buf, &len, &cap, spec->zip_text, err));
+        STORQ_TRY(append(&buf, &len, &cap, "\n", err));
+    }
+    snprintf(line, sizeof line, "\n[%s]\n", spec->model->name);
     STORQ_TRY(append(&buf, &len, &cap, line, err));
     size_t np = storq_param_count(spec->model->params);
     for (size_t i = 0; i < np; i++) {
@@ -297,6 +357,13 @@ static int set_output(storq_run_spec *spec, const char *text, storq_error *err)
     return spec->output ? STORQ_OK : STORQ_ERR_RUNTIME;
 }
 
+static int set_zip(storq_run_spec *spec, const char *text, storq_error *err)
+{
+    free(spec->zip_text);
+    spec->zip_text = xstrdup(text, err);
+    return spec->zip_text ? STORQ_OK : STORQ_ERR_RUNTIME;
+}
+
 /* ---- sweep files (INI) ---- */
 
 typedef struct sweep_ctx {
@@ -332,13 +399,16 @@ static int sweep_handler(void *user, const char *section, const char *name, cons
         } else if (!strcmp(name, "output")) {
             if (!spec->output)
                 set_output(spec, value, c->err);
+        } else if (!strcmp(name, "zip")) {
+            if (!spec->zip_text)
+                set_zip(spec, value, c->err);
         } else if (!strcmp(name, "allow_unstable")) {
-            int b;
+            int b = 0;
             if (!parse_bool(where, value, &b, c->err))
                 spec->allow_unstable |= b;
         } else {
             storq_fail(c->err, STORQ_ERR_USAGE,
-                       "%s: unknown key; accepted in [run]: model, replications, seed, output, allow_unstable",
+                       "%s: unknown key; accepted in [run]: model, replications, seed, output, zip, allow_unstable",
                        where);
         }
         return c->err->code == 0;
@@ -419,7 +489,7 @@ static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int wit
         return 1;
     }
     int takes = !strcmp(a, "-r") || !strcmp(a, "--replications") || !strcmp(a, "--seed") ||
-                !strcmp(a, "-o") || !strcmp(a, "--output");
+                !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--zip");
     if (!takes)
         return 0;
     if (!next) {
@@ -431,6 +501,8 @@ static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int wit
         set_replications(spec, "--replications", next, err);
     else if (!strcmp(a, "--seed"))
         set_seed(spec, "--seed", next, err);
+    else if (!strcmp(a, "--zip"))
+        set_zip(spec, next, err);
     else
         set_output(spec, next, err);
     return 1;
@@ -543,6 +615,8 @@ void storq_run_spec_free(storq_run_spec *spec)
         free_values(spec->assign[i].values, spec->assign[i].nvalues);
     }
     free(spec->assign);
+    free(spec->zipped);
+    free(spec->zip_text);
     for (size_t p = 0; p < spec->npoints; p++)
         storq_params_free(&spec->points[p]);
     free(spec->points);

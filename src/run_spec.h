@@ -20,7 +20,10 @@ typedef struct storq_assignment {
 typedef struct storq_run_spec {
     const storq_model *model;
     storq_assignment *assign; /* one per model parameter, in table order (defaults filled in) */
-    storq_params *points;     /* the Cartesian product, last parameter varying fastest */
+    int *zipped;              /* per parameter: 1 when it is in the zip group */
+    char *zip_text;           /* the zip group as given ("n, arrivals"), or NULL */
+    storq_params *points;     /* the Cartesian product, last parameter varying fastest; the
+                                 zip group's lists advance together as one dimension */
     size_t npoints;
     size_t replications;
     uint64_t seed;

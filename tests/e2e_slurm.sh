@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# A real Slurm job on a local single-node cluster: sbatch the batch script with 2 tasks, wait,
+# and read the file; then a job told to stop (USR1, as before a time limit) keeps its finished
+# points and is completed by --resume. Skipped (77) without root or Slurm.
+set -uo pipefail
+storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); root=$(dirname "$here")
+command -v sbatch >/dev/null && command -v slurmctld >/dev/null || { echo "no Slurm: skipped"; exit 77; }
+[ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
+"$root/jobs/slurm/local-cluster.sh" start || exit 1
+work=$(mktemp -d); trap 'scancel --user=root 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work"
+cat > sweep.ini <<'INI'
+[run]
+model = supermarket
+replications = 4
+seed = 9
+[supermarket]
+n = 100
+L = 2
+k = 1
+lambda = 0.6, 0.9
+warmup = 10000
+arrivals = 100000
+INI
+job=$(sbatch --parsable --ntasks=2 -o slurm.log "$root/jobs/slurm/storq.sbatch" sweep.ini out.h5 "$storq") || exit 1
+echo "submitted job $job"
+for _ in $(seq 1 300); do
+  state=$(squeue -h -j "$job" -o %T 2>/dev/null)
+  [ -z "$state" ] && break
+  sleep 1
+done
+cat slurm.log
+[ -f out.h5 ] || { echo "FAIL: the Slurm job did not write out.h5"; exit 1; }
+"$python" "$here/check_h5_schema.py" out.h5 || exit 1
+ranks=$("$python" -c "import h5py; print(int(h5py.File('out.h5','r').attrs['mpi_ranks']))")
+[ "$ranks" -eq 2 ] || { echo "FAIL: expected 2 MPI ranks under srun, file says $ranks"; exit 1; }
+OMP_NUM_THREADS=1 "$storq" run sweep.ini -o local.h5 --quiet
+"$python" "$here/compare_h5.py" local.h5 out.h5 || exit 1
+echo "Slurm job wrote the same results as a local run"
