@@ -288,7 +288,8 @@ int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_e
                    n == 1 ? "" : "s");
     for (int i = 0; i < n; i++)
         if (!parse_real(tok[i], &d->p[i]))
-            return bad(err, param, spec, CONT_ACCEPTED, "'%s' is not a finite number", tok[i]);
+            return bad(err, param, spec, CONT_ACCEPTED,
+                       "'%s' is not a finite number (in double range)", tok[i]);
     d->nparams = n;
     return finish_cont(param, d, err);
 }
@@ -545,6 +546,9 @@ int storq_ddist_parse(const char *spec, const char *param, storq_ddist *d, storq
         d->mean = m * P / z;
         d->var = fmax((m * P * (1 - P) + m * m * P * P) / z - d->mean * d->mean, 0);
         rc = binom_table(d, a, P, err);
+        /* The table drops values whose probability underflows; the support is 1..M (M if P = 1). */
+        d->min = P >= 1 ? a : 1;
+        d->max = a;
         break;
     }
     case STORQ_DDIST_UNIFORM: {

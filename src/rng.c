@@ -57,8 +57,9 @@ static uint64_t mix64(uint64_t z)
 }
 
 /* Word j of the (seed, purpose) seeding material. The inner mix64 is a bijection of the seed and
- * the outer one of (inner + odd multiple of purpose + 1), so for a fixed j two keys differing only
- * in seed, or only in purpose, always get different words; other pairs collide with chance 2^-64. */
+ * the outer one of (inner + odd multiple of purpose + 1), so for a fixed j two keys differing
+ * only in seed, or only in purpose, always get different words; other pairs collide with
+ * chance 2^-64. */
 static uint64_t seed_word(uint64_t seed, unsigned purpose, unsigned j)
 {
     static const uint64_t salt[4] = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL,

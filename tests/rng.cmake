@@ -1,0 +1,30 @@
+# Random numbers and distributions.
+storq_unit_test(test_rng test_rng.c)
+storq_unit_test(test_distribution test_distribution.c)
+target_compile_options(test_rng PRIVATE ${STORQ_WARNINGS})
+target_compile_options(test_distribution PRIVATE ${STORQ_WARNINGS})
+
+# Raw generator outputs for the comparisons with numpy and pcg-cpp.
+add_executable(rng_dump rng_dump.c)
+target_link_libraries(rng_dump PRIVATE storq::core)
+target_compile_options(rng_dump PRIVATE ${STORQ_WARNINGS})
+
+# Number for number against numpy's PCG64DXSM and PCG64.
+add_test(NAME rng_numpy
+         COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/rng_numpy_check.py
+                 $<TARGET_FILE:rng_dump>)
+set_tests_properties(rng_numpy PROPERTIES TIMEOUT 300)
+
+# Number for number against the PCG authors' C++ library (header-only, Debian libpcg-cpp-dev).
+find_path(STORQ_PCG_CPP_INCLUDE pcg_random.hpp)
+if(STORQ_PCG_CPP_INCLUDE)
+  add_executable(rng_pcgcpp_ref rng_pcgcpp_ref.cpp)
+  target_include_directories(rng_pcgcpp_ref PRIVATE ${STORQ_PCG_CPP_INCLUDE})
+  set_target_properties(rng_pcgcpp_ref PROPERTIES CXX_STANDARD 14 CXX_STANDARD_REQUIRED ON)
+  add_test(NAME rng_pcgcpp
+           COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/rng_numpy_check.py
+                   $<TARGET_FILE:rng_dump> --pcgcpp $<TARGET_FILE:rng_pcgcpp_ref>)
+  set_tests_properties(rng_pcgcpp PROPERTIES TIMEOUT 300)
+else()
+  message(WARNING "pcg_random.hpp not found (Debian: libpcg-cpp-dev): test rng_pcgcpp skipped")
+endif()
