@@ -1,0 +1,643 @@
+/* `storq info FILE`: what a results file holds, as aligned text tables. Reads any schema 1.x file
+ * (fields it does not know are still listed where the tables are generic). */
+#include <errno.h>
+#include <hdf5.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "h5_util.h"
+#include "h5_writer.h"
+
+#define PREVIEW 4 /* leading values shown for each vector */
+
+/* ---- a tiny text table: cells row by row, columns padded to their widest cell ---- */
+
+typedef struct table {
+    size_t ncols;
+    char **cells;
+    size_t n, cap;
+} table;
+
+static void table_add(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void table_add(table *t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 32;
+        char **grown = realloc(t->cells, cap * sizeof *grown);
+        if (!grown)
+            return; /* out of memory: the cell is dropped, the table stays printable */
+        t->cells = grown;
+        t->cap = cap;
+    }
+    t->cells[t->n++] = strdup(buf);
+}
+
+static void table_print(const table *t, FILE *out, const char *indent)
+{
+    size_t width[32] = {0};
+    size_t ncols = t->ncols < 32 ? t->ncols : 32;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t len = t->cells[i] ? strlen(t->cells[i]) : 0;
+        if (i % t->ncols < ncols && len > width[i % t->ncols])
+            width[i % t->ncols] = len;
+    }
+    char line[4096];
+    size_t used = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t c = i % t->ncols;
+        const char *cell = t->cells[i] ? t->cells[i] : "";
+        int w = c < ncols ? (int)width[c] : 0;
+        if (used < sizeof line)
+            used += (size_t)snprintf(line + used, sizeof line - used, "%s%-*s", c ? "  " : "", w,
+                                     cell);
+        if (c + 1 == t->ncols || i + 1 == t->n) {
+            /* Padding after the last filled cell is noise in a terminal and in diffs. */
+            used = used < sizeof line ? used : sizeof line - 1;
+            while (used > 0 && line[used - 1] == ' ')
+                used--;
+            fprintf(out, "%s%.*s\n", indent, (int)used, line);
+            used = 0;
+        }
+    }
+}
+
+static void table_free(table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    t->cells = NULL;
+    t->n = t->cap = 0;
+}
+
+/* ---- attribute values as text ---- */
+
+static void join_numbers(hid_t a, hid_t ftype, hssize_t count, char *buf, size_t size)
+{
+    int is_float = H5Tget_class(ftype) == H5T_FLOAT;
+    int is_signed = !is_float && H5Tget_sign(ftype) == H5T_SGN_2;
+    void *vals = malloc((size_t)count * 8 + 8);
+    hid_t mtype = is_float ? H5T_NATIVE_DOUBLE : is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64;
+    buf[0] = '\0';
+    if (!vals || H5Aread(a, mtype, vals) < 0) {
+        snprintf(buf, size, "?");
+        free(vals);
+        return;
+    }
+    size_t used = 0;
+    for (hssize_t i = 0; i < count && used < size; i++) {
+        const char *sep = i ? ", " : "";
+        if (is_float)
+            used += (size_t)snprintf(buf + used, size - used, "%s%.10g", sep, ((double *)vals)[i]);
+        else if (is_signed)
+            used += (size_t)snprintf(buf + used, size - used, "%s%" PRId64, sep,
+                                     ((int64_t *)vals)[i]);
+        else
+            used += (size_t)snprintf(buf + used, size - used, "%s%" PRIu64, sep,
+                                     ((uint64_t *)vals)[i]);
+    }
+    free(vals);
+}
+
+static void attr_text(hid_t loc, const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "?");
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    hid_t ftype = H5Aget_type(a), space = H5Aget_space(a);
+    hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
+    if (cls == H5T_STRING) {
+        char **strs = NULL;
+        size_t n = 0;
+        storq_error ignore = {0};
+        if (h5u_read_attr_string_array(loc, name, &strs, &n, &ignore) == STORQ_OK) {
+            size_t used = 0;
+            buf[0] = '\0';
+            for (size_t i = 0; i < n && used < size; i++)
+                used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", strs[i]);
+            h5u_free_names(strs, n);
+        }
+    } else if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && count > 0) {
+        join_numbers(a, ftype, count, buf, size);
+    }
+    h5u_close_type(&ftype);
+    h5u_close_space(&space);
+    H5Aclose(a);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+/* ---- the file as a whole ---- */
+
+static int open_storq_file(const char *path, hid_t *out, storq_error *err)
+{
+    *out = -1;
+    if (access(path, R_OK) != 0)
+        return storq_fail(err, STORQ_ERR_USAGE, "cannot open '%s': %s", path, strerror(errno));
+    htri_t is_h5 = H5Fis_hdf5(path);
+    H5Eclear2(H5E_DEFAULT);
+    if (is_h5 <= 0)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s is not a storq results file (not HDF5)", path);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0)
+        return h5u_fail_file(err, path,
+                             "cannot open the file (if a run is still writing it, set "
+                             "HDF5_USE_FILE_LOCKING=FALSE to read it meanwhile)");
+    char *format = NULL;
+    storq_error ignore = {0};
+    int is_storq = h5u_has_attr(file, "format") &&
+                   h5u_read_attr_string(file, "format", &format, &ignore) == STORQ_OK &&
+                   strcmp(format, "storq") == 0;
+    free(format);
+    int32_t version[2] = {-1, -1};
+    size_t n = 0;
+    if (is_storq && (!h5u_has_attr(file, "format_version") ||
+                     h5u_read_attr_i32_array(file, "format_version", version, 2, &n, &ignore)))
+        is_storq = 0;
+    if (!is_storq) {
+        H5Fclose(file);
+        return storq_fail(err, STORQ_ERR_USAGE, "%s is not a storq results file", path);
+    }
+    if (version[0] != STORQ_FORMAT_MAJOR) {
+        H5Fclose(file);
+        return storq_fail(err, STORQ_ERR_USAGE, "%s has format version %d.%d; this storq reads %d.x",
+                          path, version[0], n > 1 ? version[1] : 0, STORQ_FORMAT_MAJOR);
+    }
+    *out = file;
+    return STORQ_OK;
+}
+
+/* The root attributes the schema defines, in a reading order; others (a later minor version's)
+ * follow by name. */
+static const char *const root_order[] = {
+    "format", "format_version", "storq_version", "git_commit", "created", "hostname",
+    "command_line", "model", "seed", "replications", "mpi_ranks", "omp_threads", NULL};
+
+static void add_attr_row(table *t, hid_t loc, const char *name)
+{
+    char value[1024];
+    attr_text(loc, name, value, sizeof value);
+    table_add(t, "%s", name);
+    table_add(t, "%s", value);
+}
+
+static herr_t add_other_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    for (const char *const *r = root_order; *r; r++)
+        if (strcmp(*r, name) == 0)
+            return 0;
+    add_attr_row(data, loc, name);
+    return 0;
+}
+
+static void print_root(hid_t file, const char *path, FILE *out)
+{
+    table t = {.ncols = 2};
+    for (const char *const *r = root_order; *r; r++)
+        if (h5u_has_attr(file, *r))
+            add_attr_row(&t, file, *r);
+    hsize_t pos = 0;
+    H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, &pos, add_other_attr, &t);
+    H5Eclear2(H5E_DEFAULT);
+    fprintf(out, "%s: storq results file\n", path);
+    table_print(&t, out, "  ");
+    table_free(&t);
+}
+
+/* ---- /points/index ---- */
+
+/* Status of point id: complete, interrupted (group without status "complete") or pending. */
+static const char *point_status(hid_t file, uint64_t id)
+{
+    char name[40];
+    snprintf(name, sizeof name, "/points/%06" PRIu64, id);
+    if (!h5u_has_link(file, name))
+        return "pending";
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return "unreadable";
+    }
+    char *status = NULL;
+    storq_error ignore = {0};
+    int complete = h5u_has_attr(g, "status") &&
+                   h5u_read_attr_string(g, "status", &status, &ignore) == STORQ_OK &&
+                   strcmp(status, "complete") == 0;
+    free(status);
+    H5Gclose(g);
+    return complete ? "complete" : "interrupted";
+}
+
+/* Read one field of the compound index as text cells, one per row (cells[row]). */
+static int read_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows, char **cells,
+                             uint64_t *ids)
+{
+    char *name = H5Tget_member_name(ftype, member);
+    hid_t mft = H5Tget_member_type(ftype, member);
+    H5T_class_t cls = H5Tget_class(mft);
+    size_t elsize = cls == H5T_STRING ? H5Tget_size(mft) : 8;
+    hid_t elem = cls == H5T_FLOAT    ? H5Tcopy(H5T_NATIVE_DOUBLE)
+                 : cls == H5T_STRING ? H5Tcopy(mft)
+                 : H5Tget_sign(mft) == H5T_SGN_2 ? H5Tcopy(H5T_NATIVE_INT64)
+                                                 : H5Tcopy(H5T_NATIVE_UINT64);
+    /* HDF5 matches compound members by name: a one-member type reads one column. */
+    hid_t col = H5Tcreate(H5T_COMPOUND, elsize);
+    H5Tinsert(col, name, 0, elem);
+    unsigned char *buf = calloc(nrows + 1, elsize);
+    int rc = -1;
+    if (buf && (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_STRING) &&
+        (nrows == 0 || H5Dread(d, col, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)) {
+        for (size_t r = 0; r < nrows; r++) {
+            char text[256];
+            const unsigned char *v = buf + r * elsize;
+            if (cls == H5T_FLOAT) {
+                double x;
+                memcpy(&x, v, sizeof x);
+                snprintf(text, sizeof text, "%.10g", x);
+            } else if (cls == H5T_STRING) {
+                snprintf(text, sizeof text, "%.*s", (int)elsize, (const char *)v);
+            } else if (H5Tget_sign(mft) == H5T_SGN_2) {
+                int64_t x;
+                memcpy(&x, v, sizeof x);
+                snprintf(text, sizeof text, "%" PRId64, x);
+            } else {
+                uint64_t x;
+                memcpy(&x, v, sizeof x);
+                snprintf(text, sizeof text, "%" PRIu64, x);
+                if (ids && strcmp(name, "point") == 0)
+                    ids[r] = x;
+            }
+            cells[r] = strdup(text);
+        }
+        rc = 0;
+    }
+    free(buf);
+    H5Tclose(col);
+    H5Tclose(elem);
+    H5Tclose(mft);
+    H5free_memory(name);
+    H5Eclear2(H5E_DEFAULT);
+    return rc;
+}
+
+static void add_index_header(table *t, hid_t d, hid_t ftype, unsigned nmembers)
+{
+    char **units = NULL;
+    size_t nunits = 0;
+    storq_error ignore = {0};
+    if (h5u_has_attr(d, "units"))
+        h5u_read_attr_string_array(d, "units", &units, &nunits, &ignore);
+    for (unsigned m = 0; m < nmembers; m++) {
+        char *name = H5Tget_member_name(ftype, m);
+        if (m < nunits && units[m][0])
+            table_add(t, "%s [%s]", name, units[m]);
+        else
+            table_add(t, "%s", name);
+        H5free_memory(name);
+    }
+    table_add(t, "status");
+    h5u_free_names(units, nunits);
+}
+
+/* Print the index with each point's status; *ids gets the point ids of the rows. */
+static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, storq_error *err)
+{
+    *ids = NULL;
+    *nrows = 0;
+    hid_t d = H5Dopen2(file, "/points/index", H5P_DEFAULT);
+    if (d < 0)
+        return h5u_fail(err, file, "cannot open dataset '/points/index'");
+    hid_t ftype = H5Dget_type(d), space = H5Dget_space(d);
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    int nm = ftype >= 0 && H5Tget_class(ftype) == H5T_COMPOUND ? H5Tget_nmembers(ftype) : -1;
+    int rc = STORQ_OK;
+    char **cells = NULL;
+    if (n < 0 || nm < 1) {
+        rc = h5u_fail(err, file, "'/points/index' is not a table");
+        goto done;
+    }
+    *nrows = (size_t)n;
+    *ids = calloc(*nrows + 1, sizeof **ids);
+    cells = calloc(*nrows * (size_t)nm + 1, sizeof *cells);
+    if (!*ids || !cells) {
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory reading '/points/index'");
+        goto done;
+    }
+    for (size_t r = 0; r < *nrows; r++)
+        (*ids)[r] = r;
+    for (int m = 0; m < nm; m++)
+        if (read_index_column(d, ftype, (unsigned)m, *nrows, cells + (size_t)m * *nrows, *ids)) {
+            rc = h5u_fail(err, d, "cannot read a column of the index");
+            goto done;
+        }
+    table t = {.ncols = (size_t)nm + 1};
+    add_index_header(&t, d, ftype, (unsigned)nm);
+    size_t complete = 0;
+    for (size_t r = 0; r < *nrows; r++) {
+        for (int m = 0; m < nm; m++) {
+            const char *c = cells[(size_t)m * *nrows + r];
+            table_add(&t, "%s", c ? c : "?");
+        }
+        const char *status = point_status(file, (*ids)[r]);
+        complete += strcmp(status, "complete") == 0;
+        table_add(&t, "%s", status);
+    }
+    fprintf(out, "\npoints: %zu (%zu complete)\n", *nrows, complete);
+    table_print(&t, out, "  ");
+    table_free(&t);
+done:
+    if (cells)
+        for (size_t i = 0; i < *nrows * (size_t)(nm > 0 ? nm : 0); i++)
+            free(cells[i]);
+    free(cells);
+    h5u_close_type(&ftype);
+    h5u_close_space(&space);
+    H5Dclose(d);
+    if (rc) {
+        free(*ids);
+        *ids = NULL;
+        *nrows = 0;
+    }
+    return rc;
+}
+
+/* ---- one point ---- */
+
+static void shape_text(hid_t loc, const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "?");
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    hid_t space = H5Dget_space(d);
+    hsize_t dims[8];
+    int nd = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    if (nd >= 0 && nd <= 8 && H5Sget_simple_extent_dims(space, dims, NULL) >= 0) {
+        size_t used = 0;
+        buf[0] = '\0';
+        if (nd == 0)
+            snprintf(buf, size, "1");
+        for (int i = 0; i < nd && used < size; i++)
+            used += (size_t)snprintf(buf + used, size - used, "%s%llu", i ? "x" : "",
+                                     (unsigned long long)dims[i]);
+    }
+    h5u_close_space(&space);
+    H5Dclose(d);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+static void preview_text(const double *v, size_t n, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && i < PREVIEW && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%.4g", i ? " " : "", v[i]);
+    if (n > PREVIEW && used < size)
+        snprintf(buf + used, size - used, " ...");
+}
+
+/* Tables of one point, filled observable by observable. */
+typedef struct point_tables {
+    table scalars, vectors, hists;
+} point_tables;
+
+static int add_scalar(point_tables *pt, hid_t g, const char *name, const char *unit,
+                      storq_error *err)
+{
+    double *mean = NULL, *ci = NULL;
+    size_t n1, n2;
+    int rc = h5u_read_f64(g, "mean", &mean, &n1, err);
+    if (!rc)
+        rc = h5u_read_f64(g, "ci95", &ci, &n2, err);
+    if (!rc && (n1 != 1 || n2 != 1))
+        rc = h5u_fail(err, g, "scalar '%s' does not hold one value", name);
+    if (!rc) {
+        table_add(&pt->scalars, "%s", name);
+        table_add(&pt->scalars, "%.6g", mean[0]);
+        table_add(&pt->scalars, "+- %.3g", ci[0]);
+        table_add(&pt->scalars, "%s", unit);
+    }
+    free(mean);
+    free(ci);
+    return rc;
+}
+
+static int add_vector(point_tables *pt, hid_t g, hid_t theory, const char *name,
+                      const char *unit, storq_error *err)
+{
+    double *mean = NULL, *th = NULL;
+    size_t n, nth = 0;
+    char shape[64], sim[256], theo[256] = "";
+    STORQ_TRY(h5u_read_f64(g, "mean", &mean, &n, err));
+    shape_text(g, "mean", shape, sizeof shape);
+    preview_text(mean, n, sim, sizeof sim);
+    if (theory >= 0 && h5u_has_link(theory, name) &&
+        h5u_read_f64(theory, name, &th, &nth, err) == STORQ_OK)
+        preview_text(th, nth, theo, sizeof theo);
+    table_add(&pt->vectors, "%s", name);
+    table_add(&pt->vectors, "%s", shape);
+    table_add(&pt->vectors, "%s", sim);
+    table_add(&pt->vectors, "%s", theo[0] ? theo : "-");
+    table_add(&pt->vectors, "%s", unit);
+    free(mean);
+    free(th);
+    return err->code;
+}
+
+static int add_histogram(point_tables *pt, hid_t g, const char *name, const char *unit,
+                         storq_error *err)
+{
+    uint64_t count;
+    double mean, *v = NULL, min = 0, max = 0;
+    size_t n;
+    STORQ_TRY(h5u_read_u64_scalar(g, "count", &count, err));
+    STORQ_TRY(h5u_read_f64(g, "mean", &v, &n, err));
+    mean = n ? v[0] : 0;
+    free(v);
+    STORQ_TRY(h5u_read_f64(g, "min", &v, &n, err));
+    min = n ? v[0] : 0;
+    free(v);
+    STORQ_TRY(h5u_read_f64(g, "max", &v, &n, err));
+    max = n ? v[0] : 0;
+    free(v);
+    table_add(&pt->hists, "%s", name);
+    table_add(&pt->hists, "%" PRIu64, count);
+    table_add(&pt->hists, "%.6g", mean);
+    table_add(&pt->hists, "%.6g", min);
+    table_add(&pt->hists, "%.6g", max);
+    table_add(&pt->hists, "%s", unit);
+    return STORQ_OK;
+}
+
+static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char *name,
+                          storq_error *err)
+{
+    hid_t g = H5Gopen2(obs, name, H5P_DEFAULT);
+    if (g < 0)
+        return h5u_fail(err, obs, "cannot open observable '%s'", name);
+    char *kind = NULL, *unit = NULL;
+    int rc = h5u_read_attr_string(g, "kind", &kind, err);
+    if (!rc)
+        rc = h5u_has_attr(g, "unit") ? h5u_read_attr_string(g, "unit", &unit, err) : STORQ_OK;
+    const char *u = unit ? unit : "";
+    if (rc) {
+        /* err is set */
+    } else if (strcmp(kind, "scalar") == 0) {
+        rc = add_scalar(pt, g, name, u, err);
+    } else if (strcmp(kind, "vector") == 0) {
+        rc = add_vector(pt, g, theory, name, u, err);
+    } else if (strcmp(kind, "histogram") == 0) {
+        rc = add_histogram(pt, g, name, u, err);
+    }
+    free(kind);
+    free(unit);
+    H5Gclose(g);
+    return rc;
+}
+
+/* Length-1 comparison arrays (distances, errors) as name = value rows. */
+static int print_comparisons(hid_t point, FILE *out, storq_error *err)
+{
+    if (!h5u_has_link(point, "comparison"))
+        return STORQ_OK;
+    hid_t g = H5Gopen2(point, "comparison", H5P_DEFAULT);
+    if (g < 0)
+        return h5u_fail(err, point, "cannot open group 'comparison'");
+    char **names = NULL;
+    size_t n = 0;
+    table t = {.ncols = 3};
+    int rc = h5u_list_links(g, &names, &n, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        double *v = NULL;
+        size_t len;
+        rc = h5u_read_f64(g, names[i], &v, &len, err);
+        if (!rc && len == 1) {
+            char unit[64] = "";
+            hid_t d = H5Dopen2(g, names[i], H5P_DEFAULT);
+            if (d >= 0) {
+                attr_text(d, "unit", unit, sizeof unit);
+                H5Dclose(d);
+            }
+            table_add(&t, "%s", names[i]);
+            table_add(&t, "%.6g", v[0]);
+            table_add(&t, "%s", strcmp(unit, "?") ? unit : "");
+        }
+        free(v);
+    }
+    if (!rc && t.n) {
+        fprintf(out, "  comparison:\n");
+        table_print(&t, out, "    ");
+    }
+    table_free(&t);
+    h5u_free_names(names, n);
+    H5Gclose(g);
+    return rc;
+}
+
+static void print_section(FILE *out, const char *title, table *t)
+{
+    if (t->n > t->ncols) { /* more than the header */
+        fprintf(out, "  %s:\n", title);
+        table_print(t, out, "    ");
+    }
+    table_free(t);
+}
+
+static int print_observables(hid_t point, FILE *out, storq_error *err)
+{
+    point_tables pt = {.scalars = {.ncols = 4}, .vectors = {.ncols = 5}, .hists = {.ncols = 6}};
+    table_add(&pt.scalars, "scalar");
+    table_add(&pt.scalars, "mean");
+    table_add(&pt.scalars, "ci95");
+    table_add(&pt.scalars, "unit");
+    table_add(&pt.vectors, "vector");
+    table_add(&pt.vectors, "shape");
+    table_add(&pt.vectors, "mean (first values)");
+    table_add(&pt.vectors, "theory (same name)");
+    table_add(&pt.vectors, "unit");
+    table_add(&pt.hists, "histogram");
+    table_add(&pt.hists, "count");
+    table_add(&pt.hists, "mean");
+    table_add(&pt.hists, "min");
+    table_add(&pt.hists, "max");
+    table_add(&pt.hists, "unit");
+
+    hid_t obs = H5Gopen2(point, "observables", H5P_DEFAULT);
+    hid_t theory = h5u_has_link(point, "theory") ? H5Gopen2(point, "theory", H5P_DEFAULT) : -1;
+    char **names = NULL;
+    size_t n = 0;
+    int rc = obs < 0 ? h5u_fail(err, point, "cannot open group 'observables'")
+                     : h5u_list_links(obs, &names, &n, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = add_observable(&pt, obs, theory, names[i], err);
+    h5u_free_names(names, n);
+    h5u_close_group(&obs);
+    h5u_close_group(&theory);
+    if (rc) {
+        table_free(&pt.scalars);
+        table_free(&pt.vectors);
+        table_free(&pt.hists);
+        return rc;
+    }
+    print_section(out, "scalars", &pt.scalars);
+    print_section(out, "vectors", &pt.vectors);
+    print_section(out, "histograms", &pt.hists);
+    return STORQ_OK;
+}
+
+static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
+{
+    char name[40];
+    snprintf(name, sizeof name, "/points/%06" PRIu64, id);
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    if (g < 0)
+        return h5u_fail(err, file, "cannot open group '%s'", name);
+    double wall = 0;
+    uint64_t events = 0, reps = 0;
+    int rc = h5u_read_attr_f64(g, "wall_seconds", &wall, err);
+    if (!rc)
+        rc = h5u_read_attr_u64(g, "events", &events, err);
+    if (!rc)
+        rc = h5u_read_attr_u64(g, "replications", &reps, err);
+    if (!rc) {
+        fprintf(out, "\npoint %06" PRIu64 ": %" PRIu64 " replications, %" PRIu64
+                     " events, %.3f s wall\n",
+                id, reps, events, wall);
+        rc = print_observables(g, out, err);
+    }
+    if (!rc)
+        rc = print_comparisons(g, out, err);
+    H5Gclose(g);
+    return rc;
+}
+
+int storq_h5_info(const char *path, FILE *out, storq_error *err)
+{
+    h5u_quiet();
+    hid_t file;
+    STORQ_TRY(open_storq_file(path, &file, err));
+    print_root(file, path, out);
+    uint64_t *ids = NULL;
+    size_t n = 0;
+    int rc = print_index(file, out, &ids, &n, err);
+    for (size_t r = 0; !rc && r < n; r++)
+        if (strcmp(point_status(file, ids[r]), "complete") == 0)
+            rc = print_point(file, ids[r], out, err);
+    free(ids);
+    H5Fclose(file);
+    return rc;
+}

@@ -1,0 +1,818 @@
+/* The results file, schema version 1 (docs/hdf5-schema.md). One process (rank 0) writes it with the
+ * default sec2 driver. Everything goes to NAME.partial; finish() renames it, so a file under the
+ * final name is always complete. Points are flushed as they finish so --resume can skip them. */
+#include "h5_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5_util.h"
+#include "storq_version.h"
+
+struct storq_h5_file {
+    hid_t file;
+    char *final_path;
+    char *partial_path;
+    const storq_model *model;
+    size_t nparams;
+};
+
+/* Attribute names a point group uses itself: a parameter may not take one of them. */
+static const char *const reserved_names[] = {"point", "model", "status", "replications",
+                                             "wall_seconds", "events", NULL};
+
+static storq_h5_file *new_handle(const char *final_path, const storq_model *model,
+                                 storq_error *err)
+{
+    storq_h5_file *f = calloc(1, sizeof *f);
+    size_t len = strlen(final_path);
+    if (f) {
+        f->file = -1;
+        f->final_path = strdup(final_path);
+        f->partial_path = malloc(len + sizeof ".partial");
+    }
+    if (!f || !f->final_path || !f->partial_path) {
+        storq_h5_close(&f);
+        storq_fail(err, STORQ_ERR_RUNTIME, "out of memory opening '%s'", final_path);
+        return NULL;
+    }
+    memcpy(f->partial_path, final_path, len);
+    memcpy(f->partial_path + len, ".partial", sizeof ".partial");
+    f->model = model;
+    f->nparams = storq_param_count(model->params);
+    return f;
+}
+
+void storq_h5_close(storq_h5_file **pf)
+{
+    if (!pf || !*pf)
+        return;
+    storq_h5_file *f = *pf;
+    if (f->file >= 0)
+        H5Fclose(f->file);
+    free(f->final_path);
+    free(f->partial_path);
+    free(f);
+    *pf = NULL;
+}
+
+static int check_param_names(const storq_model *model, storq_error *err)
+{
+    for (const storq_param_def *d = model->params; d->name; d++)
+        for (const char *const *r = reserved_names; *r; r++)
+            if (strcmp(d->name, *r) == 0)
+                return storq_fail(err, STORQ_ERR_RUNTIME,
+                                  "model '%s': parameter name '%s' is reserved in the results file",
+                                  model->name, d->name);
+    return STORQ_OK;
+}
+
+/* ---- root ---- */
+
+static void iso8601_now(char *buf, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_model *model,
+                            storq_error *err)
+{
+    const int32_t version[2] = {STORQ_FORMAT_MAJOR, STORQ_FORMAT_MINOR};
+    char created[32], host[256] = "";
+    iso8601_now(created, sizeof created);
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    STORQ_TRY(h5u_attr_string(file, "format", "storq", err));
+    STORQ_TRY(h5u_attr_i32_array(file, "format_version", version, 2, err));
+    STORQ_TRY(h5u_attr_string(file, "storq_version", STORQ_VERSION, err));
+    STORQ_TRY(h5u_attr_string(file, "git_commit", STORQ_GIT_COMMIT, err));
+    STORQ_TRY(h5u_attr_string(file, "command_line", meta->command_line, err));
+    STORQ_TRY(h5u_attr_string(file, "created", created, err));
+    STORQ_TRY(h5u_attr_string(file, "hostname", host, err));
+    STORQ_TRY(h5u_attr_i64(file, "mpi_ranks", meta->mpi_ranks, err));
+    STORQ_TRY(h5u_attr_i64(file, "omp_threads", meta->omp_threads, err));
+    STORQ_TRY(h5u_attr_u64(file, "seed", meta->seed, err));
+    STORQ_TRY(h5u_attr_string(file, "model", model->name, err));
+    STORQ_TRY(h5u_attr_u64(file, "replications", meta->replications, err));
+    return STORQ_OK;
+}
+
+static int write_config(hid_t file, const char *text, storq_error *err)
+{
+    hid_t run;
+    STORQ_TRY(h5u_create_group(file, "run", &run, err));
+    int rc = h5u_write_string(run, "config", text, err);
+    H5Gclose(run);
+    return rc;
+}
+
+/* ---- /points/index: a compound table, one row per point ---- */
+
+typedef struct index_layout {
+    hid_t ftype, mtype;    /* file (little-endian) and memory (native) compound types */
+    size_t *offsets;       /* of each parameter's field; the point id is at 0 */
+    size_t row_size;
+} index_layout;
+
+static void index_layout_free(index_layout *l)
+{
+    h5u_close_type(&l->ftype);
+    h5u_close_type(&l->mtype);
+    free(l->offsets);
+    l->offsets = NULL;
+}
+
+static size_t longest_string(const storq_params *points, size_t npoints, size_t i)
+{
+    size_t max = 0;
+    for (size_t p = 0; p < npoints; p++) {
+        size_t len = points[p].v[i].s ? strlen(points[p].v[i].s) : 0;
+        if (len > max)
+            max = len;
+    }
+    return max;
+}
+
+static int insert_field(index_layout *l, const char *name, size_t offset, hid_t ftype,
+                        hid_t mtype)
+{
+    if (H5Tinsert(l->ftype, name, offset, ftype) < 0)
+        return -1;
+    return H5Tinsert(l->mtype, name, offset, mtype) < 0 ? -1 : 0;
+}
+
+/* Packed fields: point (uint64), then INT -> int64, REAL -> float64, STRING -> fixed length sized
+ * to the longest value plus its terminating null. */
+static int index_layout_build(index_layout *l, hid_t file, const storq_model *model, size_t nparams,
+                              const storq_params *points, size_t npoints, storq_error *err)
+{
+    memset(l, 0, sizeof *l);
+    l->ftype = l->mtype = -1;
+    l->offsets = calloc(nparams + 1, sizeof *l->offsets);
+    if (!l->offsets)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory building /points/index");
+    size_t *sizes = calloc(nparams + 1, sizeof *sizes);
+    if (!sizes)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory building /points/index");
+    size_t total = sizeof(uint64_t);
+    for (size_t i = 0; i < nparams; i++) {
+        sizes[i] = model->params[i].type == STORQ_PARAM_STRING
+                       ? longest_string(points, npoints, i) + 1
+                       : 8;
+        l->offsets[i] = total;
+        total += sizes[i];
+    }
+    l->row_size = total;
+    l->ftype = H5Tcreate(H5T_COMPOUND, total);
+    l->mtype = H5Tcreate(H5T_COMPOUND, total);
+    int bad = l->ftype < 0 || l->mtype < 0 ||
+              insert_field(l, "point", 0, H5T_STD_U64LE, H5T_NATIVE_UINT64) < 0;
+    for (size_t i = 0; i < nparams && !bad; i++) {
+        const storq_param_def *d = &model->params[i];
+        if (d->type == STORQ_PARAM_INT) {
+            bad = insert_field(l, d->name, l->offsets[i], H5T_STD_I64LE, H5T_NATIVE_INT64) < 0;
+        } else if (d->type == STORQ_PARAM_REAL) {
+            bad = insert_field(l, d->name, l->offsets[i], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE) < 0;
+        } else {
+            hid_t s = H5Tcopy(H5T_C_S1);
+            bad = s < 0 || H5Tset_size(s, sizes[i]) < 0 ||
+                  H5Tset_strpad(s, H5T_STR_NULLTERM) < 0 ||
+                  insert_field(l, d->name, l->offsets[i], s, s) < 0;
+            h5u_close_type(&s);
+        }
+    }
+    free(sizes);
+    if (bad)
+        return h5u_fail(err, file, "cannot build the type of /points/index");
+    return STORQ_OK;
+}
+
+static void index_row(const index_layout *l, const storq_model *model, size_t nparams,
+                      uint64_t point, const storq_params *p, unsigned char *row)
+{
+    memset(row, 0, l->row_size);
+    memcpy(row, &point, sizeof point);
+    for (size_t i = 0; i < nparams; i++) {
+        unsigned char *field = row + l->offsets[i];
+        switch (model->params[i].type) {
+        case STORQ_PARAM_INT:
+            memcpy(field, &p->v[i].i, sizeof p->v[i].i);
+            break;
+        case STORQ_PARAM_REAL:
+            memcpy(field, &p->v[i].r, sizeof p->v[i].r);
+            break;
+        case STORQ_PARAM_STRING:
+            if (p->v[i].s)
+                memcpy(field, p->v[i].s, strlen(p->v[i].s)); /* the field has room for it */
+            break;
+        }
+    }
+}
+
+static int write_index_units(hid_t dset, const storq_model *model, size_t nparams,
+                             storq_error *err)
+{
+    const char **units = calloc(nparams + 1, sizeof *units);
+    if (!units)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing /points/index");
+    units[0] = ""; /* the point id */
+    for (size_t i = 0; i < nparams; i++)
+        units[i + 1] = model->params[i].unit ? model->params[i].unit : "";
+    int rc = h5u_attr_strings(dset, "units", units, nparams + 1, err);
+    free(units);
+    return rc;
+}
+
+static int write_index(hid_t points_group, const storq_model *model, size_t nparams,
+                       const storq_params *points, size_t npoints, storq_error *err)
+{
+    index_layout l;
+    int rc = index_layout_build(&l, points_group, model, nparams, points, npoints, err);
+    unsigned char *rows = rc ? NULL : calloc(npoints + 1, l.row_size);
+    if (!rc && !rows)
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing /points/index");
+    if (rc) {
+        index_layout_free(&l);
+        return rc;
+    }
+    for (size_t p = 0; p < npoints; p++)
+        index_row(&l, model, nparams, p, &points[p], rows + p * l.row_size);
+
+    hsize_t dims[1] = {npoints};
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t d = space < 0 ? -1
+                        : H5Dcreate2(points_group, "index", l.ftype, space, H5P_DEFAULT,
+                                     H5P_DEFAULT, H5P_DEFAULT);
+    if (d < 0)
+        rc = h5u_fail(err, points_group, "cannot create dataset 'index'");
+    else if (npoints > 0 && H5Dwrite(d, l.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
+        rc = h5u_fail(err, points_group, "cannot write dataset 'index'");
+    else
+        rc = write_index_units(d, model, nparams, err);
+    h5u_close_dataset(&d);
+    h5u_close_space(&space);
+    free(rows);
+    index_layout_free(&l);
+    return rc;
+}
+
+static int write_file_header(hid_t file, const storq_run_meta *meta, const storq_model *model,
+                             size_t nparams, const storq_params *points, size_t npoints,
+                             storq_error *err)
+{
+    STORQ_TRY(write_root_attrs(file, meta, model, err));
+    STORQ_TRY(write_config(file, meta->config_text, err));
+    hid_t g;
+    STORQ_TRY(h5u_create_group(file, "points", &g, err));
+    int rc = write_index(g, model, nparams, points, npoints, err);
+    H5Gclose(g);
+    if (rc == STORQ_OK && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        rc = h5u_fail(err, file, "cannot flush the file");
+    return rc;
+}
+
+/* Make an empty NAME.partial with plain POSIX calls first: their errno says why a path is not
+ * writable far more clearly than HDF5's error stack. */
+static int prepare_partial(const char *final_path, const char *partial, storq_error *err)
+{
+    struct stat st;
+    if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is a directory", final_path);
+    if (unlink(partial) != 0 && errno != ENOENT)
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: cannot remove the old '%s': %s",
+                          partial, strerror(errno));
+    int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0)
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: cannot create '%s': %s", partial,
+                          strerror(errno));
+    close(fd);
+    return STORQ_OK;
+}
+
+int storq_h5_create(const char *final_path, const storq_run_meta *meta, const storq_model *model,
+                    const storq_params *points, size_t npoints, storq_h5_file **out,
+                    storq_error *err)
+{
+    *out = NULL;
+    h5u_quiet();
+    STORQ_TRY(check_param_names(model, err));
+    storq_h5_file *f = new_handle(final_path, model, err);
+    if (!f)
+        return err->code;
+    int rc = prepare_partial(final_path, f->partial_path, err);
+    if (rc) {
+        storq_h5_close(&f);
+        return rc;
+    }
+    f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f->file < 0)
+        rc = h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
+    else
+        rc = write_file_header(f->file, meta, model, f->nparams, points, npoints, err);
+    if (rc) {
+        /* A header-less partial is useless for --resume: remove it. */
+        char *partial = strdup(f->partial_path);
+        storq_h5_close(&f);
+        if (partial)
+            unlink(partial);
+        free(partial);
+        return rc;
+    }
+    *out = f;
+    return STORQ_OK;
+}
+
+/* ---- one point ---- */
+
+static int write_point_attrs(hid_t g, const storq_h5_file *f, const storq_params *params,
+                             const storq_point_result *res, double wall_seconds, storq_error *err)
+{
+    STORQ_TRY(h5u_attr_string(g, "model", f->model->name, err));
+    STORQ_TRY(h5u_attr_u64(g, "replications", res->replications, err));
+    STORQ_TRY(h5u_attr_f64(g, "wall_seconds", wall_seconds, err));
+    STORQ_TRY(h5u_attr_u64(g, "events", res->events, err));
+    for (size_t i = 0; i < f->nparams; i++) {
+        const storq_param_def *d = &f->model->params[i];
+        const storq_param_value *v = &params->v[i];
+        if (d->type == STORQ_PARAM_INT)
+            STORQ_TRY(h5u_attr_i64(g, d->name, v->i, err));
+        else if (d->type == STORQ_PARAM_REAL)
+            STORQ_TRY(h5u_attr_f64(g, d->name, v->r, err));
+        else
+            STORQ_TRY(h5u_attr_string(g, d->name, v->s, err));
+    }
+    return STORQ_OK;
+}
+
+static const char *kind_name(storq_obs_kind kind)
+{
+    switch (kind) {
+    case STORQ_OBS_SCALAR:
+        return "scalar";
+    case STORQ_OBS_VECTOR:
+        return "vector";
+    case STORQ_OBS_HIST:
+        return "histogram";
+    }
+    return "unknown";
+}
+
+/* Shape of one replication's value of def (after the replication axis, if any). */
+static int value_shape(const storq_obs_def *def, hsize_t *dims)
+{
+    if (def->kind != STORQ_OBS_VECTOR)
+        return 0;
+    if (def->cols > 1) {
+        dims[0] = def->length / def->cols;
+        dims[1] = def->cols;
+        return 2;
+    }
+    dims[0] = def->length;
+    return 1;
+}
+
+static int write_summary(hid_t g, const storq_obs_def *def, const storq_summary *s,
+                         storq_error *err)
+{
+    hsize_t dims[2];
+    int nd = value_shape(def, dims);
+    size_t off = def->value_offset;
+    STORQ_TRY(h5u_write_f64(g, "mean", nd, dims, s->mean + off, err));
+    STORQ_TRY(h5u_write_f64(g, "stderr", nd, dims, s->stderr_ + off, err));
+    STORQ_TRY(h5u_write_f64(g, "ci95", nd, dims, s->ci95 + off, err));
+    return STORQ_OK;
+}
+
+static int write_axis(hid_t g, const storq_obs_def *def, storq_error *err)
+{
+    hsize_t rows = def->cols > 1 ? def->length / def->cols : def->length;
+    STORQ_TRY(h5u_write_f64(g, "axis", 1, &rows, def->axis, err));
+    hid_t d = H5Dopen2(g, "axis", H5P_DEFAULT);
+    if (d < 0)
+        return h5u_fail(err, g, "cannot open dataset 'axis'");
+    int rc = h5u_attr_string(d, "name", def->axis_name, err);
+    H5Dclose(d);
+    return rc;
+}
+
+/* The sum of every replication's histogram sum, added in replication order (reproducible). */
+static double hist_total_sum(const storq_obs_def *def, const storq_point_result *res)
+{
+    double sum = 0;
+    for (size_t r = 0; r < res->replications; r++)
+        sum += res->values[r * res->schema->nvalues + def->value_offset];
+    return sum;
+}
+
+static int write_histogram(hid_t g, const storq_obs_def *def, const storq_point_result *res,
+                           storq_error *err)
+{
+    const uint64_t *c = res->counts + def->count_offset; /* underflow, bins, overflow */
+    hsize_t nb = def->nbins, ne = def->nbins + 1;
+    uint64_t count = 0;
+    for (size_t j = 0; j < def->nbins + 2; j++)
+        count += c[j];
+    double sum = hist_total_sum(def, res);
+    double min = res->minmax[def->minmax_offset], max = res->minmax[def->minmax_offset + 1];
+    double mean = count ? sum / (double)count : NAN;
+
+    double *edges = malloc(ne * sizeof *edges);
+    if (!edges)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing histogram '%s'",
+                          def->name);
+    storq_hist_edges(def, edges);
+    int rc = h5u_write_u64(g, "counts", 1, &nb, c + 1, err);
+    if (!rc)
+        rc = h5u_write_f64(g, "bin_edges", 1, &ne, edges, err);
+    free(edges);
+    STORQ_TRY(rc);
+    STORQ_TRY(h5u_write_u64(g, "underflow", 0, NULL, &c[0], err));
+    STORQ_TRY(h5u_write_u64(g, "overflow", 0, NULL, &c[def->nbins + 1], err));
+    STORQ_TRY(h5u_write_u64(g, "count", 0, NULL, &count, err));
+    STORQ_TRY(h5u_write_f64(g, "sum", 0, NULL, &sum, err));
+    STORQ_TRY(h5u_write_f64(g, "min", 0, NULL, &min, err));
+    STORQ_TRY(h5u_write_f64(g, "max", 0, NULL, &max, err));
+    STORQ_TRY(h5u_write_f64(g, "mean", 0, NULL, &mean, err));
+    if (def->hist_kind == STORQ_HIST_LOGLIN) {
+        STORQ_TRY(h5u_attr_string(g, "histogram_kind", "log-linear", err));
+        STORQ_TRY(h5u_attr_f64(g, "relative_resolution", ldexp(1.0, -def->sub_bits), err));
+    } else {
+        STORQ_TRY(h5u_attr_string(g, "histogram_kind", "integer", err));
+    }
+    return STORQ_OK;
+}
+
+static int write_observable(hid_t parent, const storq_obs_def *def, const storq_point_result *res,
+                            const storq_summary *s, storq_error *err)
+{
+    hid_t g;
+    STORQ_TRY(h5u_create_group(parent, def->name, &g, err));
+    int rc = h5u_attr_string(g, "kind", kind_name(def->kind), err);
+    if (!rc)
+        rc = h5u_attr_string(g, "unit", def->unit, err);
+    if (!rc)
+        rc = h5u_attr_string(g, "description", def->desc, err);
+    if (!rc && def->kind == STORQ_OBS_HIST)
+        rc = write_histogram(g, def, res, err);
+    else if (!rc)
+        rc = write_summary(g, def, s, err);
+    if (!rc && def->kind == STORQ_OBS_VECTOR && def->axis)
+        rc = write_axis(g, def, err);
+    H5Gclose(g);
+    return rc;
+}
+
+/* Row r of replications/<name> is replication r's value: gather it out of the value rows. */
+static int write_replication_values(hid_t parent, const storq_obs_def *def,
+                                    const storq_point_result *res, storq_error *err)
+{
+    size_t R = res->replications, len = def->length, nv = res->schema->nvalues;
+    hsize_t dims[3] = {R};
+    int nd = 1 + value_shape(def, dims + 1);
+    double *buf = malloc((R * len + 1) * sizeof *buf);
+    if (!buf)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing replications/%s",
+                          def->name);
+    for (size_t r = 0; r < R; r++)
+        memcpy(buf + r * len, res->values + r * nv + def->value_offset, len * sizeof *buf);
+    int rc = h5u_write_f64(parent, def->name, nd, dims, buf, err);
+    free(buf);
+    return rc;
+}
+
+static int write_observables(hid_t point, const storq_point_result *res, const storq_summary *s,
+                             storq_error *err)
+{
+    hid_t obs = -1, reps = -1;
+    int rc = h5u_create_group(point, "observables", &obs, err);
+    if (!rc)
+        rc = h5u_create_group(point, "replications", &reps, err);
+    for (size_t i = 0; !rc && i < res->schema->ndefs; i++) {
+        const storq_obs_def *def = &res->schema->defs[i];
+        rc = write_observable(obs, def, res, s, err);
+        if (!rc)
+            rc = write_replication_values(reps, def, res, err);
+    }
+    h5u_close_group(&obs);
+    h5u_close_group(&reps);
+    return rc;
+}
+
+static int write_array(hid_t g, const storq_array *a, storq_error *err)
+{
+    hsize_t len = a->len;
+    STORQ_TRY(h5u_write_f64(g, a->name, 1, &len, a->len ? a->data : NULL, err));
+    hid_t d = H5Dopen2(g, a->name, H5P_DEFAULT);
+    if (d < 0)
+        return h5u_fail(err, g, "cannot open dataset '%s'", a->name);
+    int rc = h5u_attr_string(d, "unit", a->unit, err);
+    if (!rc)
+        rc = h5u_attr_string(d, "description", a->desc, err);
+    if (!rc)
+        rc = h5u_attr_string(d, "grid", a->grid, err);
+    H5Dclose(d);
+    return rc;
+}
+
+/* theory/ and comparison/ always exist (possibly empty) so readers need no special case. */
+static int write_arrays(hid_t point, const char *name, const storq_theory *t, storq_error *err)
+{
+    hid_t g;
+    STORQ_TRY(h5u_create_group(point, name, &g, err));
+    int rc = STORQ_OK;
+    for (size_t i = 0; t && !rc && i < t->n; i++)
+        rc = write_array(g, &t->items[i], err);
+    H5Gclose(g);
+    return rc;
+}
+
+static int write_point_body(hid_t g, const storq_h5_file *f, const storq_params *params,
+                            const storq_point_result *res, const storq_summary *summary,
+                            const storq_theory *theory, const storq_theory *comparison,
+                            double wall_seconds, storq_error *err)
+{
+    STORQ_TRY(write_point_attrs(g, f, params, res, wall_seconds, err));
+    STORQ_TRY(write_observables(g, res, summary, err));
+    STORQ_TRY(write_arrays(g, "theory", theory, err));
+    STORQ_TRY(write_arrays(g, "comparison", comparison, err));
+    /* Last: a group without status "complete" is an interrupted write, dropped by --resume. */
+    return h5u_attr_string(g, "status", "complete", err);
+}
+
+int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *params,
+                         const storq_point_result *res, const storq_summary *summary,
+                         const storq_theory *theory, const storq_theory *comparison,
+                         double wall_seconds, storq_error *err)
+{
+    char name[40];
+    snprintf(name, sizeof name, "/points/%06zu", point_id);
+    if (h5u_has_link(f->file, name))
+        return h5u_fail(err, f->file, "point %zu was already written", point_id);
+    hid_t g;
+    STORQ_TRY(h5u_create_group(f->file, name, &g, err));
+    int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds, err);
+    H5Gclose(g);
+    STORQ_TRY(rc);
+    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
+        return h5u_fail(err, f->file, "cannot flush point %zu to disk", point_id);
+    return STORQ_OK;
+}
+
+/* ---- finish ---- */
+
+static int fsync_path(const char *path, int flags)
+{
+    int fd = open(path, flags);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* The directory entry of the rename must reach the disk too. */
+static void fsync_parent_dir(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return;
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    fsync_path(dir, O_RDONLY | O_DIRECTORY);
+    free(dir);
+}
+
+int storq_h5_finish(storq_h5_file **pf, storq_error *err)
+{
+    storq_h5_file *f = pf ? *pf : NULL;
+    if (!f || f->file < 0)
+        return STORQ_RUNTIME_FAIL(err, "storq_h5_finish: no open results file");
+    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
+        int rc = h5u_fail(err, f->file, "cannot flush the file");
+        storq_h5_close(pf);
+        return rc;
+    }
+    herr_t closed = H5Fclose(f->file);
+    f->file = -1;
+    int rc = STORQ_OK;
+    if (closed < 0)
+        rc = h5u_fail_file(err, f->partial_path, "cannot close the file");
+    else if (fsync_path(f->partial_path, O_RDONLY) != 0)
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "cannot sync '%s' to disk: %s", f->partial_path,
+                        strerror(errno));
+    else if (rename(f->partial_path, f->final_path) != 0)
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "cannot rename '%s' to '%s': %s",
+                        f->partial_path, f->final_path, strerror(errno));
+    else
+        fsync_parent_dir(f->final_path);
+    storq_h5_close(pf);
+    return rc;
+}
+
+/* ---- resume ---- */
+
+/* One line of a config text, shortened, for a message. */
+static void quote_line(const char *start, char *buf, size_t size)
+{
+    int n = (int)strcspn(start, "\n");
+    snprintf(buf, size, "%.*s%s", n > 60 ? 60 : n, start, n > 60 ? "..." : "");
+}
+
+/* Where two config texts first differ, as "config line N: 'A' there, 'B' here". */
+static void first_difference(const char *there, const char *here, char *buf, size_t size)
+{
+    size_t line = 1, i = 0, start = 0;
+    while (there[i] && there[i] == here[i]) {
+        if (there[i] == '\n') {
+            line++;
+            start = i + 1;
+        }
+        i++;
+    }
+    char a[80], b[80];
+    quote_line(there + start, a, sizeof a);
+    quote_line(here + start, b, sizeof b);
+    snprintf(buf, size, "config line %zu: '%s' there, '%s' here", line, a, b);
+}
+
+static size_t index_rows(hid_t file)
+{
+    hid_t d = H5Dopen2(file, "/points/index", H5P_DEFAULT);
+    if (d < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    hid_t space = H5Dget_space(d);
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    h5u_close_space(&space);
+    H5Dclose(d);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static int refuse(storq_error *err, const char *partial, const char *what)
+{
+    return storq_fail(err, STORQ_ERR_USAGE, "--resume: %s was written by a different run (%s)",
+                      partial, what);
+}
+
+static int check_same_run(hid_t file, const char *partial, const storq_run_meta *meta,
+                          const storq_model *model, size_t npoints, storq_error *err)
+{
+    char *format = NULL, *model_there = NULL, *config = NULL;
+    uint64_t seed = 0, reps = 0;
+    int32_t version[2] = {0, 0};
+    size_t nversion = 0;
+    char what[512];
+    int rc = h5u_read_attr_string(file, "format", &format, err);
+    if (!rc && strcmp(format, "storq") != 0)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: %s is not a storq results file",
+                        partial);
+    if (!rc)
+        rc = h5u_read_attr_i32_array(file, "format_version", version, 2, &nversion, err);
+    if (!rc && version[0] != STORQ_FORMAT_MAJOR)
+        rc = storq_fail(err, STORQ_ERR_USAGE,
+                        "--resume: %s has format version %d.%d; this storq writes %d.%d",
+                        partial, version[0], version[1], STORQ_FORMAT_MAJOR, STORQ_FORMAT_MINOR);
+    if (!rc)
+        rc = h5u_read_attr_string(file, "model", &model_there, err);
+    if (!rc)
+        rc = h5u_read_attr_u64(file, "seed", &seed, err);
+    if (!rc)
+        rc = h5u_read_attr_u64(file, "replications", &reps, err);
+    if (!rc)
+        rc = h5u_read_string(file, "/run/config", &config, err);
+    if (rc) {
+        /* leave err as set */
+    } else if (strcmp(model_there, model->name) != 0) {
+        snprintf(what, sizeof what, "model %s there, %s here", model_there, model->name);
+        rc = refuse(err, partial, what);
+    } else if (seed != meta->seed) {
+        snprintf(what, sizeof what, "seed %llu there, %llu here", (unsigned long long)seed,
+                 (unsigned long long)meta->seed);
+        rc = refuse(err, partial, what);
+    } else if (reps != meta->replications) {
+        snprintf(what, sizeof what, "replications %llu there, %zu here",
+                 (unsigned long long)reps, meta->replications);
+        rc = refuse(err, partial, what);
+    } else if (strcmp(config, meta->config_text ? meta->config_text : "") != 0) {
+        first_difference(config, meta->config_text ? meta->config_text : "", what, sizeof what);
+        rc = refuse(err, partial, what);
+    } else if (index_rows(file) != npoints) {
+        snprintf(what, sizeof what, "%zu points there, %zu here", index_rows(file), npoints);
+        rc = refuse(err, partial, what);
+    }
+    free(format);
+    free(model_there);
+    free(config);
+    return rc;
+}
+
+/* Point groups are named by their decimal id; anything else under /points (the index) is not one. */
+static int parse_point_name(const char *name, size_t *id)
+{
+    if (!*name)
+        return 0;
+    size_t v = 0;
+    for (const char *c = name; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return 0;
+        v = v * 10 + (size_t)(*c - '0');
+    }
+    *id = v;
+    return 1;
+}
+
+static int is_complete(hid_t points, const char *name)
+{
+    hid_t g = H5Gopen2(points, name, H5P_DEFAULT);
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    char *status = NULL;
+    storq_error ignore = {0};
+    int complete = h5u_has_attr(g, "status") &&
+                   h5u_read_attr_string(g, "status", &status, &ignore) == STORQ_OK &&
+                   strcmp(status, "complete") == 0;
+    free(status);
+    H5Gclose(g);
+    return complete;
+}
+
+/* Mark complete points done; delete the groups an interrupted write left behind. */
+static int scan_points(hid_t file, size_t npoints, unsigned char *done, storq_error *err)
+{
+    hid_t points = H5Gopen2(file, "points", H5P_DEFAULT);
+    if (points < 0)
+        return h5u_fail(err, file, "cannot open group 'points'");
+    char **names = NULL;
+    size_t n = 0;
+    int rc = h5u_list_links(points, &names, &n, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t id;
+        if (!parse_point_name(names[i], &id))
+            continue;
+        if (is_complete(points, names[i])) {
+            if (id < npoints)
+                done[id] = 1;
+        } else if (H5Ldelete(points, names[i], H5P_DEFAULT) < 0) {
+            rc = h5u_fail(err, points, "cannot delete the incomplete point group '%s'", names[i]);
+        }
+    }
+    h5u_free_names(names, n);
+    H5Gclose(points);
+    return rc;
+}
+
+int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
+                    size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err)
+{
+    *out = NULL;
+    h5u_quiet();
+    memset(done, 0, npoints);
+    storq_h5_file *f = new_handle(final_path, model, err);
+    if (!f)
+        return err->code;
+    int rc = STORQ_OK;
+    if (access(f->partial_path, F_OK) != 0)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: no %s to resume; run without --resume",
+                        f->partial_path);
+    else if (access(f->partial_path, R_OK | W_OK) != 0)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: cannot open %s for writing: %s",
+                        f->partial_path, strerror(errno));
+    if (!rc) {
+        f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+        if (f->file < 0)
+            rc = h5u_fail_file(err, f->partial_path,
+                               "cannot open it as HDF5 (damaged?); run without --resume to "
+                               "start over");
+    }
+    if (!rc)
+        rc = check_same_run(f->file, f->partial_path, meta, model, npoints, err);
+    if (!rc)
+        rc = scan_points(f->file, npoints, done, err);
+    if (!rc && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
+        rc = h5u_fail(err, f->file, "cannot flush the file");
+    if (rc) {
+        memset(done, 0, npoints);
+        storq_h5_close(&f);
+        return rc;
+    }
+    *out = f;
+    return STORQ_OK;
+}

@@ -1,0 +1,84 @@
+"""Print a storq results file as a table, and optionally save its standard figure.
+
+    /usr/bin/python3 -m storq.report FILE.h5 [--plot OUT.png] [--x n] [--name u_l1]
+
+The figure holds the convergence plot (NAME against X over the complete points) when X varies, and
+the occupancy plot of the last complete point when it has a vector observable `u`.
+"""
+import argparse
+import sys
+
+import pandas as pd
+
+from .results import FormatError, open as open_results
+
+
+def _summary(r):
+    a = r.attrs
+    done, total = len(r.points()), len(r.index)
+    return (f"{r.path}: model {a.get('model')}, seed {a.get('seed')}, "
+            f"{a.get('replications')} replications, {done}/{total} points complete "
+            f"(storq {a.get('storq_version')}, {a.get('created')})")
+
+
+def _panels(r, x, name):
+    """Which figures the file supports: [('convergence', ...), ('occupancy', pid)]."""
+    panels = []
+    table = r.table()
+    if name in table and x in table and table[x].nunique() > 1:
+        panels.append(("convergence", None))
+    points = r.points()
+    if points and r.observables(points[-1]).get("u") == "vector":
+        panels.append(("occupancy", points[-1]))
+    return panels
+
+
+def save_figure(r, out, x="n", name="u_l1"):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import plot
+
+    panels = _panels(r, x, name)
+    if not panels:
+        raise ValueError(f"nothing to plot: no comparison '{name}' varying with '{x}' and no "
+                         "vector 'u'")
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
+    for ax, (kind, pid) in zip(axes[0], panels):
+        if kind == "convergence":
+            plot.convergence(r, x=x, name=name, ax=ax)
+        else:
+            plot.occupancy(r, pid, ax=ax)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m storq.report", description=__doc__.split("\n")[0])
+    ap.add_argument("file", help="a storq results file (.h5)")
+    ap.add_argument("--plot", metavar="OUT.png", help="save the convergence/occupancy figure")
+    ap.add_argument("--x", default="n", help="parameter on the convergence plot's x axis")
+    ap.add_argument("--name", default="u_l1", help="comparison value on its y axis")
+    args = ap.parse_args(argv)
+    try:
+        with open_results(args.file) as r:
+            print(_summary(r))
+            with pd.option_context("display.max_columns", None, "display.width", 200):
+                print(r.table().to_string(index=False))
+            if args.plot:
+                save_figure(r, args.plot, x=args.x, name=args.name)
+                print(f"figure saved to {args.plot}")
+    except OSError as e:
+        print(f"storq.report: {args.file}: {e}", file=sys.stderr)
+        return 2
+    except (FormatError, KeyError, ValueError) as e:
+        print(f"storq.report: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""Read storq results files (HDF5 schema version 1.x, see docs/hdf5-schema.md).
+
+    import storq
+    r = storq.open("run.h5")
+    r.index                     # every point of the run and its parameters (pandas)
+    r.table()                   # complete points: parameters, scalar means and CIs, comparisons
+    r.observable(0, "u")        # {'mean': ..., 'stderr': ..., 'ci95': ..., 'axis': ...}
+    r.quantile(0, "delay", 0.99)
+"""
+import h5py
+import numpy as np
+import pandas as pd
+
+FORMAT = "storq"
+MAJOR = 1
+
+# Attributes of a point group that are not model parameters.
+POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events"}
+
+
+class FormatError(ValueError):
+    """The file is not a storq results file this reader understands."""
+
+
+def _text(value):
+    """h5py gives str for variable-length strings and bytes for fixed-length ones."""
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.decode("utf-8")
+    return value
+
+
+def _plain(value):
+    """An attribute value as plain Python: str, int, float, or a numpy array / list of str."""
+    value = _text(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "OSU":
+            return [_text(v) for v in value.tolist()]
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _attrs(obj):
+    return {key: _plain(obj.attrs[key]) for key in obj.attrs}
+
+
+def open(path):  # noqa: A001 - storq.open mirrors h5py.File / builtins.open on purpose
+    """Open a storq results file (read-only) and check its format and major version."""
+    return Results(path)
+
+
+class Results:
+    """A storq results file. Use as a context manager, or call close()."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self._file = h5py.File(self.path, "r")
+        try:
+            self.attrs = _attrs(self._file)
+            if self.attrs.get("format") != FORMAT:
+                raise FormatError(f"{self.path} is not a storq results file")
+            version = [int(v) for v in np.atleast_1d(self.attrs.get("format_version", [0, 0]))]
+            if version[0] != MAJOR:
+                raise FormatError(f"{self.path} has format version {version[0]}.{version[1]}; "
+                                  f"this reader reads {MAJOR}.x")
+        except Exception:
+            self._file.close()
+            raise
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return (f"<storq.Results {self.path}: model {self.attrs.get('model')}, "
+                f"{len(self.points())}/{len(self.index)} points complete>")
+
+    # ---- the run's points ----
+
+    @property
+    def index(self):
+        """Every point of the run (complete or not): `point` and one column per parameter."""
+        df = pd.DataFrame(self._file["/points/index"][()])
+        for col in df.columns:
+            if df[col].dtype == object:
+                df[col] = [_text(v) for v in df[col]]
+        return df
+
+    @property
+    def parameters(self):
+        """Parameter names, in the model's table order."""
+        return [c for c in self._file["/points/index"].dtype.names if c != "point"]
+
+    @property
+    def units(self):
+        """Units of the index columns ("" for none), by column name."""
+        dset = self._file["/points/index"]
+        units = _plain(dset.attrs["units"]) if "units" in dset.attrs else []
+        return dict(zip(dset.dtype.names, list(units) + [""] * len(dset.dtype.names)))
+
+    def points(self):
+        """Ids of the complete points, in increasing order."""
+        ids = []
+        for name, group in self._file["points"].items():
+            if name.isdigit() and _text(group.attrs.get("status", "")) == "complete":
+                ids.append(int(name))
+        return sorted(ids)
+
+    def _point(self, pid):
+        name = f"/points/{int(pid):06d}"
+        if name not in self._file:
+            raise KeyError(f"{self.path}: no point {pid}")
+        group = self._file[name]
+        if _text(group.attrs.get("status", "")) != "complete":
+            raise KeyError(f"{self.path}: point {pid} is not complete (interrupted write)")
+        return group
+
+    def point_attrs(self, pid):
+        """A point's attributes: model, replications, wall_seconds, events and every parameter."""
+        return _attrs(self._point(pid))
+
+    def params(self, pid):
+        """The parameter values of a point, by name."""
+        return {k: v for k, v in self.point_attrs(pid).items() if k not in POINT_ATTRS}
+
+    # ---- one point's data ----
+
+    def observables(self, pid):
+        """Observable names of a point with their kind ('scalar', 'vector', 'histogram')."""
+        group = self._point(pid)["observables"]
+        return {name: _text(g.attrs["kind"]) for name, g in group.items()}
+
+    def observable(self, pid, name):
+        """One observable: a dict of numpy arrays (mean, stderr, ci95[, axis] or counts, bin_edges,
+        underflow, overflow, count, sum, min, max, mean) plus its attributes (kind, unit,
+        description[, histogram_kind, relative_resolution][, axis_name])."""
+        group = self._point(pid)["observables"][name]
+        out = {key: np.asarray(dset[()]) for key, dset in group.items()}
+        out.update(_attrs(group))
+        if "axis" in group:
+            out["axis_name"] = _text(group["axis"].attrs.get("name", ""))
+        return out
+
+    def replications(self, pid, name):
+        """Per-replication values in replication order: shape (R,), (R, length) or
+        (R, rows, cols); for a histogram, each replication's sum of samples."""
+        return np.asarray(self._point(pid)["replications"][name][()])
+
+    def _arrays(self, pid, group):
+        point = self._point(pid)
+        return point[group] if group in point else {}
+
+    def theory_names(self, pid):
+        return list(self._arrays(pid, "theory"))
+
+    def comparison_names(self, pid):
+        return list(self._arrays(pid, "comparison"))
+
+    def theory(self, pid, name):
+        """An analytic companion array (float64). Its unit, description and grid (the observable
+        whose grid it shares) are in array_attrs(pid, 'theory', name)."""
+        return np.asarray(self._arrays(pid, "theory")[name][()])
+
+    def comparison(self, pid, name):
+        """A simulation-versus-theory array (e.g. u_l1, a distance, has length 1)."""
+        return np.asarray(self._arrays(pid, "comparison")[name][()])
+
+    def array_attrs(self, pid, group, name):
+        """unit, description and grid of theory/<name> or comparison/<name>."""
+        return _attrs(self._arrays(pid, group)[name])
+
+    def quantile(self, pid, hist_name, q):
+        """Quantile(s) q in [0, 1] of a histogram, read off its counts.
+
+        Inside a bin the value is linearly interpolated. For a log-linear histogram with
+        relative_resolution 2^-s a bin [a, b) has b - a <= 2^-s a, and the true quantile of the
+        recorded samples lies in the same bin, so the estimate is within a relative error 2^-s of
+        it. Quantiles falling in the underflow (below bin_edges[0]) or overflow (at or above
+        bin_edges[-1]) are interpolated between min and the first edge, or the last edge and max,
+        and carry no such bound. For an integer histogram (bins [j, j+1)) the result is exact: the
+        integer j of the bin holding the quantile.
+        """
+        h = self.observable(pid, hist_name)
+        if h.get("kind") != "histogram":
+            raise ValueError(f"{hist_name} is a {h.get('kind')}, not a histogram")
+        qs = np.atleast_1d(np.asarray(q, dtype=float))
+        if np.any((qs < 0) | (qs > 1)):
+            raise ValueError("quantile levels must be in [0, 1]")
+        values = np.array([_hist_quantile(h, x) for x in qs])
+        return float(values[0]) if np.ndim(q) == 0 else values
+
+    # ---- all points ----
+
+    def table(self):
+        """One row per complete point: its parameters, every scalar observable's mean and ci95
+        (columns NAME and NAME_ci95) and every length-1 comparison value."""
+        index = self.index.set_index("point")
+        rows = []
+        for pid in self.points():
+            row = {"point": pid}
+            row.update(index.loc[pid].to_dict() if pid in index.index else self.params(pid))
+            point = self._point(pid)
+            for name, group in point["observables"].items():
+                if _text(group.attrs["kind"]) == "scalar":
+                    row[name] = float(group["mean"][()])
+                    row[name + "_ci95"] = float(group["ci95"][()])
+            for name, dset in self._arrays(pid, "comparison").items():
+                if dset.size == 1:
+                    row[name] = float(np.asarray(dset[()]).reshape(-1)[0])
+            rows.append(row)
+        return pd.DataFrame(rows, columns=None if rows else ["point"] + self.parameters)
+
+
+def _hist_quantile(h, q):
+    counts = np.concatenate(([h["underflow"]], h["counts"], [h["overflow"]])).astype(np.float64)
+    total = counts.sum()
+    lo, hi = float(h["min"]), float(h["max"])
+    if total == 0:
+        return float("nan")
+    if q <= 0:
+        return lo
+    if q >= 1:
+        return hi
+    edges = h["bin_edges"]
+    target = q * total
+    cum = np.cumsum(counts)
+    i = int(np.searchsorted(cum, target, side="left"))
+    below = cum[i] - counts[i]
+    if i == 0:
+        left, right = lo, float(edges[0])
+    elif i == len(counts) - 1:
+        left, right = float(edges[-1]), hi
+    else:
+        left, right = float(edges[i - 1]), float(edges[i])
+        if h.get("histogram_kind") == "integer":
+            return left
+    value = left + (target - below) / counts[i] * (right - left)
+    return min(max(value, lo), hi)

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Check that a storq results file follows HDF5 schema version 1 (docs/hdf5-schema.md).
+
+usage: check_h5_schema.py FILE.h5
+
+Works on any storq file. A finished file must hold a complete group for every point of its index;
+a FILE.partial may lack some (or hold interrupted ones). Prints every violation and exits 1 when
+there is any, else prints a one-line summary and exits 0."""
+import re
+import sys
+
+import h5py
+import numpy as np
+import pandas as pd
+
+ROOT_STRINGS = ["format", "storq_version", "git_commit", "command_line", "created", "hostname",
+                "model"]
+ROOT_INTS = ["mpi_ranks", "omp_threads", "seed", "replications"]
+POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events"}
+KINDS = {"scalar", "vector", "histogram"}
+
+
+class Checker:
+    def __init__(self, path):
+        self.path = path
+        self.problems = []
+
+    def fail(self, where, what):
+        self.problems.append(f"{where}: {what}")
+
+    def expect(self, cond, where, what):
+        if not cond:
+            self.fail(where, what)
+        return cond
+
+    # ---- value helpers ----
+
+    @staticmethod
+    def is_string(value):
+        return isinstance(value, (str, bytes, np.bytes_))
+
+    @staticmethod
+    def text(value):
+        return value.decode() if isinstance(value, (bytes, np.bytes_)) else value
+
+    def string_attr(self, obj, name, where):
+        if not self.expect(name in obj.attrs, where, f"missing attribute '{name}'"):
+            return None
+        value = obj.attrs[name]
+        if not self.expect(self.is_string(value), where, f"attribute '{name}' is not a string"):
+            return None
+        return self.text(value)
+
+    def number_attr(self, obj, name, where, kind="iuf"):
+        if not self.expect(name in obj.attrs, where, f"missing attribute '{name}'"):
+            return None
+        value = np.asarray(obj.attrs[name])
+        if not self.expect(value.shape == () and value.dtype.kind in kind, where,
+                           f"attribute '{name}' is {value.dtype} {value.shape}, expected a scalar "
+                           f"of kind {kind}"):
+            return None
+        return value.item()
+
+    def dataset(self, group, name, where, shape=None, kind="f"):
+        if not self.expect(name in group and isinstance(group[name], h5py.Dataset), where,
+                           f"missing dataset '{name}'"):
+            return None
+        d = group[name]
+        if shape is not None:
+            self.expect(d.shape == tuple(shape), where,
+                        f"dataset '{name}' has shape {d.shape}, expected {tuple(shape)}")
+        self.expect(d.dtype.kind in kind, where,
+                    f"dataset '{name}' has type {d.dtype}, expected kind {kind}")
+        return np.asarray(d[()])
+
+    # ---- root and index ----
+
+    def check_root(self, f):
+        for name in ROOT_STRINGS:
+            self.string_attr(f, name, "/")
+        for name in ROOT_INTS:
+            self.number_attr(f, name, "/", kind="iu")
+        if self.text(f.attrs.get("format", "")) != "storq":
+            self.fail("/", "format is not 'storq'")
+        version = np.asarray(f.attrs.get("format_version", []))
+        if self.expect(version.shape == (2,) and version.dtype.kind in "iu", "/",
+                       f"format_version is {version!r}, expected two integers"):
+            self.expect(version[0] == 1, "/", f"format_version {version} is not 1.x")
+        for name in ("seed", "replications"):
+            if name in f.attrs:
+                self.expect(np.asarray(f.attrs[name]).dtype == np.uint64, "/",
+                            f"{name} is {np.asarray(f.attrs[name]).dtype}, expected uint64")
+        created = self.text(f.attrs.get("created", ""))
+        self.expect(isinstance(created, str) and
+                    re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", created), "/",
+                    f"created '{created}' is not ISO 8601 UTC")
+        if self.expect("run/config" in f and isinstance(f["run/config"], h5py.Dataset), "/run",
+                       "missing dataset 'config'"):
+            config = f["run/config"]
+            self.expect(config.shape == () and config.dtype.kind in "OS", "/run/config",
+                        "not a scalar string")
+
+    def check_index(self, f):
+        where = "/points/index"
+        if not self.expect(where in f, "/points", "missing dataset 'index'"):
+            return None
+        dset = f[where]
+        names = dset.dtype.names
+        if not self.expect(names is not None and names[0] == "point", where,
+                           "not a compound table starting with field 'point'"):
+            return None
+        self.expect(dset.ndim == 1, where, f"has {dset.ndim} dimensions, expected 1")
+        self.expect(dset.dtype["point"] == np.uint64, where, "field 'point' is not uint64")
+        for name in names[1:]:
+            t = dset.dtype[name]
+            self.expect(t in (np.int64, np.float64) or t.kind == "S", where,
+                        f"field '{name}' is {t}, expected int64, float64 or a fixed string")
+        units = np.asarray(dset.attrs.get("units", []))
+        self.expect(units.shape == (len(names),), where,
+                    f"units attribute has shape {units.shape}, expected ({len(names)},)")
+        index = pd.DataFrame(dset[()])
+        self.expect(list(index.columns) == list(names), where, "pandas columns differ from fields")
+        self.expect(list(index["point"]) == list(range(len(index))), where,
+                    "point ids are not 0 .. N-1 in order")
+        return index
+
+    # ---- one point ----
+
+    def check_point(self, f, pid, row, index_names):
+        where = f"/points/{pid:06d}"
+        g = f[where]
+        model = self.string_attr(g, "model", where)
+        self.expect(model == self.text(f.attrs.get("model")), where,
+                    f"model '{model}' differs from the root's")
+        status = self.string_attr(g, "status", where)
+        if status != "complete":
+            return False
+        reps = self.number_attr(g, "replications", where, kind="u")
+        self.expect(reps == f.attrs.get("replications"), where,
+                    f"replications {reps} differ from the root's")
+        self.number_attr(g, "wall_seconds", where, kind="f")
+        self.number_attr(g, "events", where, kind="u")
+        for name in index_names:
+            if not self.expect(name in g.attrs, where, f"missing parameter attribute '{name}'"):
+                continue
+            value, expected = g.attrs[name], row[name]
+            if isinstance(expected, (bytes, np.bytes_)):
+                self.expect(self.text(value) == self.text(expected), where,
+                            f"parameter '{name}' = {value!r}, index says {expected!r}")
+            else:
+                self.expect(np.asarray(value).dtype == np.asarray(expected).dtype and
+                            value == expected, where,
+                            f"parameter '{name}' = {value!r}, index says {expected!r}")
+        for sub in ("observables", "replications", "theory", "comparison"):
+            self.expect(sub in g, where, f"missing group '{sub}'")
+        if "observables" in g and "replications" in g:
+            for name in g["observables"]:
+                self.check_observable(g, name, reps or 0)
+            extra = set(g["replications"]) - set(g["observables"])
+            self.expect(not extra, where + "/replications", f"no observable for {sorted(extra)}")
+        for sub in ("theory", "comparison"):
+            if sub in g:
+                for name, d in g[sub].items():
+                    self.check_array(d, f"{where}/{sub}/{name}")
+        return True
+
+    def check_observable(self, point, name, reps):
+        where = f"{point.name}/observables/{name}"
+        g = point["observables"][name]
+        kind = self.string_attr(g, "kind", where)
+        self.string_attr(g, "unit", where)
+        self.string_attr(g, "description", where)
+        if not self.expect(kind in KINDS, where, f"kind '{kind}' is not one of {sorted(KINDS)}"):
+            return
+        rep_where = f"{point.name}/replications/{name}"
+        if not self.expect(name in point["replications"], rep_where, "missing"):
+            return
+        values = np.asarray(point["replications"][name][()])
+        if kind == "histogram":
+            self.check_histogram(g, where)
+            self.expect(values.shape == (reps,), rep_where,
+                        f"shape {values.shape}, expected ({reps},)")
+            if values.shape == (reps,) and "sum" in g:
+                self.expect(np.isclose(values.sum(), g["sum"][()], rtol=1e-9, atol=0), rep_where,
+                            "per-replication sums do not add up to the histogram's sum")
+            return
+        shape = () if kind == "scalar" else None
+        mean = self.dataset(g, "mean", where, shape=shape)
+        if mean is None:
+            return
+        if kind == "vector":
+            self.expect(mean.ndim in (1, 2), where, f"mean has {mean.ndim} dimensions")
+        for stat in ("stderr", "ci95"):
+            v = self.dataset(g, stat, where, shape=mean.shape)
+            if v is not None and v.shape == mean.shape:
+                self.expect(np.all(np.isnan(v) | (v >= 0)), where, f"{stat} has negative values")
+        if kind == "vector" and "axis" in g:
+            axis = self.dataset(g, "axis", where, shape=mean.shape[:1])
+            self.string_attr(g["axis"], "name", where + "/axis")
+            if axis is not None:
+                self.expect(axis.shape == mean.shape[:1], where, "axis length != rows")
+        expected = (reps,) + mean.shape
+        if self.expect(values.shape == expected, rep_where,
+                       f"shape {values.shape}, expected {expected}") and reps > 0:
+            self.expect(np.allclose(values.mean(axis=0), mean, rtol=1e-9, atol=1e-12,
+                                    equal_nan=True), where,
+                        "mean is not the mean of the replications")
+
+    def check_histogram(self, g, where):
+        hkind = self.string_attr(g, "histogram_kind", where)
+        self.expect(hkind in ("log-linear", "integer"), where, f"histogram_kind '{hkind}'")
+        counts = self.dataset(g, "counts", where, kind="u")
+        if counts is None or counts.ndim != 1:
+            self.fail(where, "counts is not a 1-D uint64 array")
+            return
+        edges = self.dataset(g, "bin_edges", where, shape=(len(counts) + 1,))
+        scalars = {}
+        for name in ("underflow", "overflow", "count"):
+            scalars[name] = self.dataset(g, name, where, shape=(), kind="u")
+        for name in ("sum", "min", "max", "mean"):
+            scalars[name] = self.dataset(g, name, where, shape=())
+        if any(v is None for v in scalars.values()) or edges is None:
+            return
+        under, over, count = (int(scalars[k]) for k in ("underflow", "overflow", "count"))
+        self.expect(int(counts.sum()) + under + over == count, where,
+                    f"counts + underflow + overflow = {int(counts.sum()) + under + over}, "
+                    f"count = {count}")
+        if edges.shape == (len(counts) + 1,):
+            self.expect(np.all(np.diff(edges) > 0), where, "bin_edges are not increasing")
+            if hkind == "log-linear":
+                res = self.number_attr(g, "relative_resolution", where, kind="f")
+                if res is not None:
+                    widths = np.diff(edges)
+                    self.expect(np.all(widths <= res * edges[:-1] * (1 + 1e-12)), where,
+                                "a bin is wider than relative_resolution times its lower edge")
+            elif hkind == "integer":
+                self.expect(np.array_equal(edges, np.arange(len(edges))), where,
+                            "integer bin edges are not 0, 1, ..., nbins")
+        lo, hi = float(scalars["min"]), float(scalars["max"])
+        if count > 0:
+            self.expect(np.isclose(scalars["mean"], scalars["sum"] / count, rtol=1e-12), where,
+                        "mean != sum / count")
+            self.expect(lo <= hi, where, f"min {lo} > max {hi}")
+            if under == 0:
+                self.expect(lo >= edges[0], where, "min below the first edge but no underflow")
+            if over == 0:
+                self.expect(hi < edges[-1], where, "max at or above the last edge but no overflow")
+
+    def check_array(self, d, where):
+        if not self.expect(isinstance(d, h5py.Dataset), where, "not a dataset"):
+            return
+        self.expect(d.dtype == np.float64 and d.ndim == 1, where,
+                    f"is {d.dtype} with shape {d.shape}, expected 1-D float64")
+        for name in ("unit", "description", "grid"):
+            self.string_attr(d, name, where)
+
+    # ---- the file ----
+
+    def run(self):
+        partial = self.path.endswith(".partial")
+        with h5py.File(self.path, "r") as f:
+            self.check_root(f)
+            if not self.expect("points" in f, "/", "missing group 'points'"):
+                return 0, 0
+            index = self.check_index(f)
+            if index is None:
+                return 0, 0
+            names = [n for n in index.columns if n != "point"]
+            complete = 0
+            for key in f["points"]:
+                if key == "index":
+                    continue
+                if not self.expect(key.isdigit() and len(key) >= 6, "/points",
+                                   f"unexpected member '{key}'"):
+                    continue
+                pid = int(key)
+                if not self.expect(pid < len(index), "/points", f"point {pid} not in the index"):
+                    continue
+                if self.check_point(f, pid, index.iloc[pid], names):
+                    complete += 1
+                elif not partial:
+                    self.fail(f"/points/{key}", "incomplete point in a finished file")
+            if not partial:
+                self.expect(complete == len(index), "/points",
+                            f"{complete} complete points, index has {len(index)}")
+            return complete, len(index)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    checker = Checker(argv[1])
+    try:
+        complete, total = checker.run()
+    except OSError as e:
+        print(f"{argv[1]}: cannot read: {e}", file=sys.stderr)
+        return 1
+    for p in checker.problems[:50]:
+        print(f"{argv[1]}: {p}", file=sys.stderr)
+    if checker.problems:
+        print(f"{argv[1]}: {len(checker.problems)} schema violation(s)", file=sys.stderr)
+        return 1
+    print(f"{argv[1]}: schema 1 OK ({complete}/{total} points complete)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
