@@ -31,7 +31,8 @@ static void free_values(char **values, size_t n)
 int storq_split_values(const storq_param_def *def, const char *text, char ***values,
                        size_t *nvalues, storq_error *err)
 {
-    const char *seps = def->type == STORQ_PARAM_STRING ? " \t" : ", \t";
+    /* Free-text strings may hold commas (distribution specs); closed choices never do. */
+    const char *seps = def->type == STORQ_PARAM_STRING && !def->choices ? " \t" : ", \t";
     char *copy = xstrdup(text, err);
     if (!copy)
         return STORQ_ERR_RUNTIME;

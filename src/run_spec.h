@@ -42,8 +42,8 @@ int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_erro
 int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);
 void storq_run_spec_free(storq_run_spec *spec);
 
-/* Split a list value: numbers on commas and blanks, strings on blanks only (so that
- * distribution specs such as "shexp:1,2" stay whole). */
+/* Split a list value: numbers and closed choices on commas and blanks, free-text strings on blanks
+ * only (so that distribution specs such as "shexp:1,2" stay whole). */
 int storq_split_values(const storq_param_def *def, const char *text, char ***values,
                        size_t *nvalues, storq_error *err);
 

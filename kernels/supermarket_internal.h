@@ -1,0 +1,142 @@
+/* Internals of the `supermarket` kernel (MODELS.md; seed 001), shared by its two exact engines:
+ * the point's context, the occupancy accumulator, the k-shortest selection and the start specs.
+ * Not part of the engine interface: only kernels/supermarket*.c and the kernel's tests include it. */
+#ifndef STORQ_SUPERMARKET_INTERNAL_H
+#define STORQ_SUPERMARKET_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "distribution.h"
+#include "error.h"
+#include "observables.h"
+#include "rng.h"
+
+enum { SMK_ENGINE_SERVERS = 0, SMK_ENGINE_COUNTS = 1 };
+enum { SMK_MODE_STEADY = 0, SMK_MODE_TRANSIENT = 1 };
+
+/* One parameter point, parsed and checked by prepare(). Read-only during replications. */
+typedef struct smk_ctx {
+    uint64_t n;        /* servers */
+    unsigned L, k;     /* sampled per job, tasks per job */
+    double lambda;     /* per-server job rate: jobs arrive at rate n lambda */
+    int with_replacement;
+    int engine, mode;
+    storq_dist service;
+    int service_exp;   /* storq_dist_is_exp(&service) */
+    double mu;         /* exponential service rate (service_exp), else 1 / mean */
+    double load;       /* lambda k E[service]: per-server load, capacity 1 */
+    uint64_t warmup, arrivals;
+    double horizon;
+    size_t grid;       /* intervals: grid + 1 recording times */
+    size_t levels;     /* occupancy levels 0..levels-1 reported */
+    /* initial state (transient): start_N[i] = servers with >= i tasks, i = 0..start_depth
+     * (start_N[0] = n, start_N[start_depth] > 0 unless start_depth = 0) */
+    uint64_t *start_N;
+    size_t start_depth;
+    char start_spec[256];
+    /* observable ids (set by declare) */
+    int id_u, id_nvar, id_mql, id_aql, id_sojourn, id_delay, id_msojourn, id_mdelay;
+    int id_ut, id_mqlt;
+} smk_ctx;
+
+/* ---- occupancy N_i = number of queues with >= i tasks, and its time integrals ----
+ * Integrals are kept lazily: each level remembers when it last changed and adds (N_i - c_i) dt and
+ * (N_i - c_i)^2 dt only when N_i changes, so an event costs O(1), not O(levels). The shift c_i is
+ * N_i at the window start: it keeps the variance free of cancellation when N_i is large. Times
+ * inside the window are measured from its start. */
+typedef struct smk_occ {
+    uint64_t n;
+    uint64_t *N;     /* N[0] = n; N[i] = 0 for i >= depth */
+    size_t depth;    /* 1 + the deepest level with N_i > 0 (1 when empty) */
+    size_t cap;      /* allocated levels */
+    uint64_t Q;      /* tasks in system = sum_{i>=1} N_i */
+    int measuring;
+    double t0;       /* window start */
+    double *last, *c, *s1, *s2;
+} smk_occ;
+
+int smk_occ_init(smk_occ *o, uint64_t n, size_t cap);
+void smk_occ_free(smk_occ *o);
+int smk_occ_grow(smk_occ *o, size_t need);
+/* Begin the measurement window at absolute time t (O(depth), once). */
+void smk_occ_begin(smk_occ *o, double t);
+/* End it at absolute time t: flush every level (O(depth), once). */
+void smk_occ_end(smk_occ *o, double t);
+
+static inline void smk_occ_touch_(smk_occ *o, size_t i, double t)
+{
+    double tt = t - o->t0;
+    double x = (double)o->N[i] - o->c[i];
+    double dt = tt - o->last[i];
+    o->s1[i] += x * dt;
+    o->s2[i] += x * x * dt;
+    o->last[i] = tt;
+}
+
+/* A queue grows to length j >= 1 at time t: N_j++. */
+static inline int smk_occ_up(smk_occ *o, size_t j, double t)
+{
+    if (j >= o->cap && smk_occ_grow(o, j + 1))
+        return -1;
+    if (o->measuring)
+        smk_occ_touch_(o, j, t);
+    if (o->N[j]++ == 0)
+        o->depth = j + 1;
+    o->Q++;
+    return 0;
+}
+
+/* A queue shrinks from length j >= 1 at time t: N_j--. */
+static inline void smk_occ_down(smk_occ *o, size_t j, double t)
+{
+    if (o->measuring)
+        smk_occ_touch_(o, j, t);
+    if (--o->N[j] == 0 && j + 1 == o->depth)
+        o->depth = j;
+    o->Q--;
+}
+
+/* Time averages over the window [t0, t1] of u_i = N_i / n and n Var(u_i), i < levels, and of
+ * sum_{i>=1} u_i. A zero-length window (arrivals = 1) reports the state at its start. */
+void smk_occ_results(const smk_occ *o, double T, size_t levels, double *u, double *nvar,
+                     double *mql);
+
+/* ---- the k shortest of L sampled queues ----
+ * Entries sorted by (length, position in the sample); the first k are chosen, in that order. The
+ * sample order is uniformly random, so this breaks ties uniformly at random. Expected O(L + k log k):
+ * quickselect on distinct keys (length << 11 | position), then the k chosen are sorted.
+ * scratch holds L values. Writes the chosen positions to chosen[0..k-1]. */
+void smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch,
+                  unsigned *chosen);
+
+/* ---- start specs: "empty", "fill:J", "u:U1,U2,..." ----
+ * Fills N[i] (servers with >= i tasks, i = 0..*depth) and *depth; usage error naming --start. */
+int smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *depth, storq_error *err);
+
+/* ---- engines ---- */
+typedef struct smk_mem_stats {
+    size_t bytes_servers; /* per-server arrays (length, FIFO heads, busy list or heap) */
+    size_t bytes_tasks;   /* task-node pool at its peak capacity */
+    size_t bytes_jobs;    /* job pool at its peak capacity */
+    size_t bytes_levels;  /* occupancy arrays */
+    size_t peak_tasks, peak_jobs;
+} smk_mem_stats;
+
+int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+                    smk_mem_stats *mem, storq_error *err);
+int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+                   smk_mem_stats *mem, storq_error *err);
+
+/* Grid time t_j = j horizon / grid (the same expression everywhere). */
+static inline double smk_grid_time(const smk_ctx *c, size_t j)
+{
+    return (double)j * c->horizon / (double)c->grid;
+}
+
+/* Write the state at grid time j of a transient run (u_t row j, mean_queue_length_t[j]). */
+void smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size_t j);
+/* Write the steady-mode occupancy observables from a finished window. */
+void smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq_record *rec);
+
+#endif

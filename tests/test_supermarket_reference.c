@@ -1,0 +1,839 @@
+/* Differential test of the `supermarket` kernel: a plain, obviously-correct implementation of the
+ * same dynamics, written independently here and fed the same random numbers (same streams, same
+ * draws in the same order), must give the same observables -- floating values to a relative 1e-12
+ * (the kernel integrates lazily and with shifts, the reference by brute force), histogram counts
+ * and event counts exactly.
+ *
+ * The reference keeps queue lengths and FIFO lists as plain arrays, recomputes the occupancy N_i
+ * by scanning every server before every event (O(n)), chooses the k shortest by a full stable
+ * insertion sort, finds non-exponential departures by scanning every busy server for the least
+ * completion time (lowest server id on exact ties), and keeps the busy list with the same
+ * append / swap-remove rule (found by a linear search). The counts reference does the same on the
+ * vector N_i, mapping ranks to lengths by a linear scan. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "distribution.h"
+#include "model.h"
+#include "observables.h"
+#include "params.h"
+#include "rng.h"
+#include "supermarket_internal.h"
+
+extern const storq_model storq_model_supermarket;
+
+/* ------------------------------------------------------------------ configuration of a case */
+
+typedef struct config {
+    long n;
+    int L, k;
+    double lambda;
+    int with;             /* sampling with replacement */
+    const char *service;  /* as given to the kernel ("auto" allowed) */
+    int counts;           /* engine counts */
+    int transient;
+    long warmup, arrivals;
+    double horizon;
+    long grid;
+    long levels;          /* explicit, so the reference knows it */
+    /* start: fill (>= 0) or a list of fractions (ufrac, nu values) */
+    int fill;
+    const double *ufrac;
+    int nu;
+} config;
+
+/* Everything one replication produces, in plain arrays. */
+typedef struct result {
+    long levels;
+    double *u, *nvar, mql;
+    double msoj, mdel;
+    double *ut, *mqlt; /* transient */
+    /* raw values, binned afterwards with the kernel's own histogram layout */
+    double *aql, *soj, *del;
+    size_t naql, nsoj, ndel, capaql, capsoj, capdel;
+    unsigned long long events;
+} result;
+
+static void push(double **a, size_t *n, size_t *cap, double x)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        *a = realloc(*a, *cap * sizeof **a);
+        if (!*a)
+            abort();
+    }
+    (*a)[(*n)++] = x;
+}
+
+static void result_free(result *r)
+{
+    free(r->u);
+    free(r->nvar);
+    free(r->ut);
+    free(r->mqlt);
+    free(r->aql);
+    free(r->soj);
+    free(r->del);
+}
+
+/* The start as counts of servers with >= i tasks (i = 0..depth), built from the config directly. */
+static long start_counts(const config *cf, long *N, long maxdepth)
+{
+    for (long i = 0; i < maxdepth; i++)
+        N[i] = 0;
+    N[0] = cf->n;
+    if (!cf->transient)
+        return 0;
+    if (cf->fill > 0) {
+        for (long i = 1; i <= cf->fill; i++)
+            N[i] = cf->n;
+        return cf->fill;
+    }
+    long d = 0;
+    for (int i = 0; i < cf->nu; i++) {
+        N[i + 1] = (long)floor((double)cf->n * cf->ufrac[i] + 0.5);
+        if (N[i + 1] > 0)
+            d = i + 1;
+    }
+    return d;
+}
+
+/* Service: the rate for exponential laws, a storq_dist for the others. */
+typedef struct service {
+    int is_exp;
+    double mu;
+    storq_dist d;
+} service;
+
+static void service_init(const config *cf, service *sv)
+{
+    char spec[64];
+    const char *s = cf->service;
+    if (strcmp(s, "auto") == 0) {
+        snprintf(spec, sizeof spec, "exp:%d", cf->k);
+        s = spec;
+    }
+    storq_error err = {0};
+    if (storq_dist_parse(s, "service", &sv->d, &err)) {
+        fprintf(stderr, "bad service %s: %s\n", s, err.msg);
+        abort();
+    }
+    sv->is_exp = sv->d.kind == STORQ_DIST_EXP;
+    sv->mu = sv->is_exp ? sv->d.p[0] : 0.0;
+}
+
+/* k shortest: a stable insertion sort of the entry indices by length; the first k. */
+static void ref_choose(const long *len, int L, int k, int *chosen)
+{
+    int idx[2048];
+    for (int j = 0; j < L; j++)
+        idx[j] = j;
+    for (int j = 1; j < L; j++) {
+        int x = idx[j], m = j;
+        while (m > 0 && len[idx[m - 1]] > len[x]) {
+            idx[m] = idx[m - 1];
+            m--;
+        }
+        idx[m] = x;
+    }
+    for (int j = 0; j < k; j++)
+        chosen[j] = idx[j];
+}
+
+/* Brute-force occupancy integrals over the window. */
+typedef struct integ {
+    long maxlev;
+    double *I1, *I2, IQ;
+} integ;
+
+static void integ_add(integ *g, const long *N, long nlev, double dt)
+{
+    double q = 0.0;
+    for (long i = 0; i < nlev && i < g->maxlev; i++) {
+        double x = (double)N[i];
+        g->I1[i] += x * dt;
+        g->I2[i] += x * x * dt;
+        if (i >= 1)
+            q += x;
+    }
+    g->IQ += q * dt;
+}
+
+static void integ_results(const integ *g, const long *N, long nlev, double T, long n, result *r)
+{
+    for (long i = 0; i < r->levels; i++) {
+        if (T > 0) {
+            double m = g->I1[i] / T;
+            double v = g->I2[i] / T - m * m;
+            r->u[i] = m / (double)n;
+            r->nvar[i] = (v < 0 ? 0 : v) / (double)n;
+        } else {
+            r->u[i] = (i < nlev ? (double)N[i] : 0.0) / (double)n;
+            r->nvar[i] = 0.0;
+        }
+    }
+    if (T > 0) {
+        r->mql = g->IQ / T / (double)n;
+    } else {
+        double q = 0;
+        for (long i = 1; i < nlev; i++)
+            q += (double)N[i];
+        r->mql = q / (double)n;
+    }
+}
+
+#define MAXLEV 1024
+
+/* ------------------------------------------------------------------ reference: servers */
+
+typedef struct rtask {
+    double t;
+    long job; /* -1: unmeasured */
+} rtask;
+
+static void ref_servers(const config *cf, const storq_stream_key *key, result *r)
+{
+    long n = cf->n;
+    int L = cf->L, k = cf->k;
+    service sv;
+    service_init(cf, &sv);
+    storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
+    storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
+    storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+
+    long *q = calloc((size_t)n, sizeof *q);
+    rtask **fifo = calloc((size_t)n, sizeof *fifo);
+    long *fhead = calloc((size_t)n, sizeof *fhead), *fcap = calloc((size_t)n, sizeof *fcap);
+    double *comp = calloc((size_t)n, sizeof *comp);
+    long *busy = calloc((size_t)n, sizeof *busy), B = 0;
+    long *N = calloc(MAXLEV, sizeof *N);
+    integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
+    double *jt = NULL;
+    long *jrem = NULL, njobs = 0;
+    if (!cf->transient) {
+        jt = calloc((size_t)cf->arrivals, sizeof *jt);
+        jrem = calloc((size_t)cf->arrivals, sizeof *jrem);
+    }
+
+    long startN[MAXLEV];
+    long depth = start_counts(cf, startN, MAXLEV);
+    for (long s = 0; s < n; s++) {
+        long l = 0;
+        for (long i = 1; i <= depth; i++)
+            if (s < startN[i])
+                l++;
+        q[s] = l;
+    }
+    for (long s = 0; s < n; s++) {
+        if (q[s] > 0) {
+            if (sv.is_exp)
+                busy[B++] = s;
+            else
+                comp[s] = 0.0 + storq_dist_sample(&sv.d, &serv);
+        }
+    }
+
+    double t = 0.0, tprev = 0.0, wstart = 0.0, T = 0.0;
+    int inwin = 0;
+    long a = 0, total = cf->warmup + cf->arrivals, gj = 0, measured_left = cf->arrivals;
+    double soj_sum = 0, del_sum = 0;
+    long soj_n = 0, del_n = 0;
+    double ta = t + storq_rng_exp(&arr, (double)n * cf->lambda);
+    double td = INFINITY;
+    if (sv.is_exp && B > 0)
+        td = t + storq_rng_exp(&serv, sv.mu * (double)B);
+
+    for (;;) {
+        /* occupancy by a full scan */
+        long nlev = 1;
+        memset(N, 0, MAXLEV * sizeof *N);
+        for (long s = 0; s < n; s++) {
+            for (long i = 0; i <= q[s]; i++)
+                N[i]++;
+            if (q[s] + 1 > nlev)
+                nlev = q[s] + 1;
+        }
+        long dep_server = -1;
+        double tdep = INFINITY;
+        if (sv.is_exp) {
+            tdep = td;
+        } else {
+            for (long s = 0; s < n; s++)
+                if (q[s] > 0 && comp[s] < tdep) {
+                    tdep = comp[s];
+                    dep_server = s;
+                }
+        }
+        int is_dep = tdep < ta;
+        double te = is_dep ? tdep : ta;
+        if (!cf->transient) {
+            if (a == total && measured_left == 0)
+                break;
+        } else {
+            while (gj <= cf->grid && (double)gj * cf->horizon / (double)cf->grid < te) {
+                double qq = 0;
+                for (long i = 0; i < r->levels; i++)
+                    r->ut[gj * r->levels + i] = (i < nlev ? (double)N[i] : 0.0) / (double)n;
+                for (long s = 0; s < n; s++)
+                    qq += (double)q[s];
+                r->mqlt[gj] = qq / (double)n;
+                gj++;
+            }
+            if (gj > cf->grid)
+                break;
+        }
+        if (inwin) {
+            integ_add(&g, N, nlev, te - tprev);
+            tprev = te;
+        }
+        t = te;
+        if (is_dep) {
+            long s;
+            if (sv.is_exp)
+                s = busy[storq_rng_below(&serv, (uint64_t)B)];
+            else
+                s = dep_server;
+            if (!cf->transient) {
+                rtask x = fifo[s][fhead[s]++];
+                if (x.job >= 0) {
+                    push(&r->soj, &r->nsoj, &r->capsoj, t - x.t);
+                    soj_sum += t - x.t;
+                    soj_n++;
+                    if (--jrem[x.job] == 0) {
+                        push(&r->del, &r->ndel, &r->capdel, t - jt[x.job]);
+                        del_sum += t - jt[x.job];
+                        del_n++;
+                        measured_left--;
+                    }
+                }
+            }
+            q[s]--;
+            if (sv.is_exp) {
+                if (q[s] == 0) {
+                    long p = 0;
+                    while (busy[p] != s)
+                        p++;
+                    busy[p] = busy[B - 1];
+                    B--;
+                }
+            } else if (q[s] > 0) {
+                comp[s] = t + storq_dist_sample(&sv.d, &serv);
+            }
+        } else {
+            int measured = 0;
+            if (!cf->transient) {
+                if (a == cf->warmup) {
+                    inwin = 1;
+                    wstart = t;
+                    tprev = t;
+                }
+                if (a == total - 1) {
+                    inwin = 0;
+                    T = t - wstart;
+                    integ_results(&g, N, nlev, T, n, r);
+                }
+                measured = a >= cf->warmup;
+            }
+            uint64_t samp[2048];
+            long lens[2048];
+            int chosen[2048];
+            if (cf->with) {
+                for (int j = 0; j < L; j++)
+                    samp[j] = storq_rng_below(&rout, (uint64_t)n);
+            } else {
+                storq_rng_sample_distinct(&rout, (uint64_t)n, (unsigned)L, samp);
+            }
+            for (int j = 0; j < L; j++)
+                lens[j] = q[samp[j]];
+            ref_choose(lens, L, k, chosen);
+            long job = -1;
+            if (measured) {
+                job = njobs++;
+                jt[job] = t;
+                jrem[job] = k;
+            }
+            for (int e = 0; e < k; e++) {
+                long s = (long)samp[chosen[e]];
+                if (measured)
+                    push(&r->aql, &r->naql, &r->capaql, (double)q[s]);
+                if (!cf->transient) {
+                    if (fhead[s] + q[s] + 1 > fcap[s]) {
+                        /* compact, then grow */
+                        if (q[s] > 0)
+                            memmove(fifo[s], fifo[s] + fhead[s], (size_t)q[s] * sizeof(rtask));
+                        fhead[s] = 0;
+                        if (q[s] + 1 > fcap[s]) {
+                            fcap[s] = 2 * (q[s] + 1);
+                            fifo[s] = realloc(fifo[s], (size_t)fcap[s] * sizeof(rtask));
+                        }
+                    }
+                    fifo[s][fhead[s] + q[s]] = (rtask){t, job};
+                }
+                q[s]++;
+                if (q[s] == 1) {
+                    if (sv.is_exp)
+                        busy[B++] = s;
+                    else
+                        comp[s] = t + storq_dist_sample(&sv.d, &serv);
+                }
+            }
+            a++;
+            ta = (cf->transient || a < total) ? t + storq_rng_exp(&arr, (double)n * cf->lambda)
+                                              : INFINITY;
+        }
+        r->events++;
+        if (sv.is_exp)
+            td = B > 0 ? t + storq_rng_exp(&serv, sv.mu * (double)B) : INFINITY;
+    }
+    if (!cf->transient) {
+        r->msoj = soj_sum / (double)soj_n;
+        r->mdel = del_sum / (double)del_n;
+    }
+
+    for (long s = 0; s < n; s++)
+        free(fifo[s]);
+    free(fifo);
+    free(fhead);
+    free(fcap);
+    free(q);
+    free(comp);
+    free(busy);
+    free(N);
+    free(g.I1);
+    free(g.I2);
+    free(jt);
+    free(jrem);
+    storq_dist_free(&sv.d);
+}
+
+/* ------------------------------------------------------------------ reference: counts */
+
+static long ref_rank_length(const long *N, uint64_t r)
+{
+    long j = 0;
+    while (j + 1 < MAXLEV && (uint64_t)N[j + 1] > r)
+        j++;
+    return j;
+}
+
+static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
+{
+    long n = cf->n;
+    int L = cf->L, k = cf->k;
+    service sv;
+    service_init(cf, &sv);
+    storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
+    storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
+    storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+    long *N = calloc(MAXLEV, sizeof *N);
+    integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
+    start_counts(cf, N, MAXLEV);
+
+    double t = 0.0, tprev = 0.0, wstart = 0.0, T = 0.0;
+    int inwin = 0;
+    long a = 0, total = cf->warmup + cf->arrivals, gj = 0;
+    double ta = t + storq_rng_exp(&arr, (double)n * cf->lambda);
+    double td = N[1] > 0 ? t + storq_rng_exp(&serv, sv.mu * (double)N[1]) : INFINITY;
+    for (;;) {
+        long nlev = 1;
+        while (nlev < MAXLEV && N[nlev] > 0)
+            nlev++;
+        int is_dep = td < ta;
+        double te = is_dep ? td : ta;
+        if (!cf->transient) {
+            if (a == total)
+                break;
+        } else {
+            while (gj <= cf->grid && (double)gj * cf->horizon / (double)cf->grid < te) {
+                double qq = 0;
+                for (long i = 0; i < r->levels; i++)
+                    r->ut[gj * r->levels + i] = (i < nlev ? (double)N[i] : 0.0) / (double)n;
+                for (long i = 1; i < nlev; i++)
+                    qq += (double)N[i];
+                r->mqlt[gj] = qq / (double)n;
+                gj++;
+            }
+            if (gj > cf->grid)
+                break;
+        }
+        if (inwin) {
+            integ_add(&g, N, nlev, te - tprev);
+            tprev = te;
+        }
+        t = te;
+        if (is_dep) {
+            uint64_t rk = storq_rng_below(&serv, (uint64_t)N[1]);
+            N[ref_rank_length(N, rk)]--;
+        } else {
+            int measured = 0;
+            if (!cf->transient) {
+                if (a == cf->warmup) {
+                    inwin = 1;
+                    wstart = t;
+                    tprev = t;
+                }
+                if (a == total - 1) {
+                    inwin = 0;
+                    T = t - wstart;
+                    integ_results(&g, N, nlev, T, n, r);
+                }
+                measured = a >= cf->warmup;
+            }
+            uint64_t samp[2048];
+            long lens[2048];
+            int chosen[2048];
+            if (cf->with) {
+                for (int j = 0; j < L; j++)
+                    samp[j] = storq_rng_below(&rout, (uint64_t)n);
+            } else {
+                storq_rng_sample_distinct(&rout, (uint64_t)n, (unsigned)L, samp);
+            }
+            for (int j = 0; j < L; j++)
+                lens[j] = ref_rank_length(N, samp[j]);
+            ref_choose(lens, L, k, chosen);
+            long newlen[2048];
+            for (int e = 0; e < k; e++) {
+                long extra = 0;
+                for (int f = 0; f < e; f++)
+                    if (samp[chosen[f]] == samp[chosen[e]])
+                        extra++;
+                newlen[e] = lens[chosen[e]] + extra;
+                if (measured)
+                    push(&r->aql, &r->naql, &r->capaql, (double)newlen[e]);
+            }
+            for (int e = 0; e < k; e++)
+                N[newlen[e] + 1]++;
+            a++;
+            ta = (cf->transient || a < total) ? t + storq_rng_exp(&arr, (double)n * cf->lambda)
+                                              : INFINITY;
+        }
+        r->events++;
+        td = N[1] > 0 ? t + storq_rng_exp(&serv, sv.mu * (double)N[1]) : INFINITY;
+    }
+    free(N);
+    free(g.I1);
+    free(g.I2);
+    storq_dist_free(&sv.d);
+}
+
+/* ------------------------------------------------------------------ driving the kernel */
+
+static int set_param(storq_params *p, const char *name, const char *text)
+{
+    size_t i;
+    const storq_param_def *def = storq_param_find(p->model->params, name, &i);
+    storq_error err = {0};
+    if (!def) {
+        fprintf(stderr, "no parameter %s\n", name);
+        abort();
+    }
+    free(p->v[i].s);
+    if (storq_param_parse(def, text, &p->v[i], &err)) {
+        fprintf(stderr, "--%s %s: %s\n", name, text, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void params_defaults(storq_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->model = &storq_model_supermarket;
+    p->n = storq_param_count(storq_model_supermarket.params);
+    p->v = calloc(p->n, sizeof *p->v);
+    for (size_t i = 0; i < p->n; i++) {
+        storq_error err = {0};
+        if (storq_param_parse(&p->model->params[i], p->model->params[i].def, &p->v[i], &err)) {
+            fprintf(stderr, "default of %s: %s\n", p->model->params[i].name, err.msg);
+            abort();
+        }
+    }
+}
+
+static void config_params(const config *cf, storq_params *p)
+{
+    char b[512];
+    params_defaults(p);
+    snprintf(b, sizeof b, "%ld", cf->n);
+    set_param(p, "n", b);
+    snprintf(b, sizeof b, "%d", cf->L);
+    set_param(p, "L", b);
+    snprintf(b, sizeof b, "%d", cf->k);
+    set_param(p, "k", b);
+    snprintf(b, sizeof b, "%.17g", cf->lambda);
+    set_param(p, "lambda", b);
+    set_param(p, "sampling", cf->with ? "with" : "without");
+    set_param(p, "service", cf->service);
+    set_param(p, "engine", cf->counts ? "counts" : "servers");
+    set_param(p, "mode", cf->transient ? "transient" : "steady");
+    snprintf(b, sizeof b, "%ld", cf->warmup);
+    set_param(p, "warmup", b);
+    snprintf(b, sizeof b, "%ld", cf->arrivals);
+    set_param(p, "arrivals", b);
+    snprintf(b, sizeof b, "%.17g", cf->horizon);
+    set_param(p, "horizon", b);
+    snprintf(b, sizeof b, "%ld", cf->grid);
+    set_param(p, "grid", b);
+    snprintf(b, sizeof b, "%ld", cf->levels);
+    set_param(p, "levels", b);
+    if (cf->transient && cf->fill > 0) {
+        snprintf(b, sizeof b, "fill:%d", cf->fill);
+    } else if (cf->transient && cf->nu > 0) {
+        int m = snprintf(b, sizeof b, "u:");
+        for (int i = 0; i < cf->nu; i++)
+            m += snprintf(b + m, sizeof b - (size_t)m, "%s%.17g", i ? "," : "", cf->ufrac[i]);
+    } else {
+        snprintf(b, sizeof b, "empty");
+    }
+    set_param(p, "start", b);
+}
+
+static int close_rel(double a, double b, double scale)
+{
+    return fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b) + scale);
+}
+
+static int case_no = 0;
+
+static void run_case(const config *cf, uint64_t replication)
+{
+    case_no++;
+    storq_params p;
+    config_params(cf, &p);
+    void *ctx = NULL;
+    storq_error err = {0};
+    const storq_model *m = &storq_model_supermarket;
+    if (m->prepare(&p, &ctx, &err)) {
+        fprintf(stderr, "case %d: prepare failed: %s\n", case_no, err.msg);
+        CHECK(0);
+        storq_params_free(&p);
+        return;
+    }
+    storq_observables obs = {0};
+    CHECK(m->declare(ctx, &obs, &err) == 0);
+    storq_record rec, refrec;
+    CHECK(storq_record_init(&rec, &obs, &err) == 0);
+    CHECK(storq_record_init(&refrec, &obs, &err) == 0);
+    storq_record_reset(&rec);
+    storq_record_reset(&refrec);
+    storq_stream_key key = {.seed = 20240601u + (uint64_t)case_no, .point = 3,
+                            .replication = replication};
+    CHECK(m->replicate(ctx, &key, &rec, &err) == 0);
+
+    result r = {0};
+    r.levels = cf->levels;
+    r.u = calloc((size_t)r.levels, sizeof *r.u);
+    r.nvar = calloc((size_t)r.levels, sizeof *r.nvar);
+    if (cf->transient) {
+        r.ut = calloc((size_t)((cf->grid + 1) * r.levels), sizeof *r.ut);
+        r.mqlt = calloc((size_t)(cf->grid + 1), sizeof *r.mqlt);
+    }
+    if (cf->counts)
+        ref_counts(cf, &key, &r);
+    else
+        ref_servers(cf, &key, &r);
+
+    int before = check_failures_;
+    CHECK_EQ_U64(rec.events, r.events);
+    if (!cf->transient) {
+        const double *u = storq_record_vector(&rec, (int)(storq_obs_find(&obs, "u") - obs.defs));
+        const double *nv = storq_record_vector(&rec, (int)(storq_obs_find(&obs, "n_var_u") - obs.defs));
+        for (long i = 0; i < r.levels; i++) {
+            CHECK(close_rel(u[i], r.u[i], 0.0));
+            /* the reference's E[N^2] - E[N]^2 cancels down from E[N^2]/n: relative to that */
+            CHECK(close_rel(nv[i], r.nvar[i], 4.0 * (double)cf->n * r.u[i] * r.u[i] + 1e-300));
+            if (!close_rel(u[i], r.u[i], 0.0) ||
+                !close_rel(nv[i], r.nvar[i], 4.0 * (double)cf->n * r.u[i] * r.u[i] + 1e-300))
+                fprintf(stderr, "  level %ld: u %.17g vs %.17g, n_var_u %.17g vs %.17g\n", i,
+                        u[i], r.u[i], nv[i], r.nvar[i]);
+        }
+        int id = (int)(storq_obs_find(&obs, "mean_queue_length") - obs.defs);
+        CHECK(close_rel(rec.values[obs.defs[id].value_offset], r.mql, 0.0));
+        /* histograms: bin the reference's raw values with the same layout */
+        const char *hn[3] = {"arrival_queue_length", "task_sojourn", "job_delay"};
+        double *vals[3] = {r.aql, r.soj, r.del};
+        size_t nvals[3] = {r.naql, r.nsoj, r.ndel};
+        for (int h = 0; h < (cf->counts ? 1 : 3); h++) {
+            const storq_obs_def *d = storq_obs_find(&obs, hn[h]);
+            CHECK(d != NULL);
+            if (!d)
+                continue;
+            storq_hist hh = storq_record_hist(&refrec, (int)(d - obs.defs));
+            for (size_t j = 0; j < nvals[h]; j++)
+                storq_hist_add(&hh, vals[h][j]);
+            size_t diffs = 0;
+            for (size_t b = 0; b < d->nbins + 2; b++)
+                diffs += rec.counts[d->count_offset + b] != refrec.counts[d->count_offset + b];
+            CHECK_EQ_U64(diffs, 0);
+            CHECK(rec.minmax[d->minmax_offset] == refrec.minmax[d->minmax_offset]);
+            CHECK(rec.minmax[d->minmax_offset + 1] == refrec.minmax[d->minmax_offset + 1]);
+        }
+        if (!cf->counts) {
+            const storq_obs_def *d1 = storq_obs_find(&obs, "mean_task_sojourn");
+            const storq_obs_def *d2 = storq_obs_find(&obs, "mean_job_delay");
+            CHECK(close_rel(rec.values[d1->value_offset], r.msoj, 0.0));
+            CHECK(close_rel(rec.values[d2->value_offset], r.mdel, 0.0));
+            CHECK_EQ_U64(r.nsoj, (unsigned long long)cf->arrivals * (unsigned long long)cf->k);
+            CHECK_EQ_U64(r.ndel, (unsigned long long)cf->arrivals);
+        } else {
+            CHECK(storq_obs_find(&obs, "task_sojourn") == NULL);
+        }
+        CHECK_EQ_U64(r.naql, (unsigned long long)cf->arrivals * (unsigned long long)cf->k);
+    } else {
+        const storq_obs_def *d = storq_obs_find(&obs, "u_t");
+        const storq_obs_def *dq = storq_obs_find(&obs, "mean_queue_length_t");
+        CHECK(d && dq);
+        if (d && dq) {
+            size_t bad = 0;
+            for (long j = 0; j < (cf->grid + 1) * r.levels; j++)
+                bad += rec.values[d->value_offset + (size_t)j] != r.ut[j];
+            for (long j = 0; j <= cf->grid; j++)
+                bad += rec.values[dq->value_offset + (size_t)j] != r.mqlt[j];
+            CHECK_EQ_U64(bad, 0);
+        }
+    }
+    if (check_failures_ != before)
+        fprintf(stderr,
+                "  in case %d: n=%ld L=%d k=%d lambda=%g sampling=%s service=%s engine=%s "
+                "mode=%s\n",
+                case_no, cf->n, cf->L, cf->k, cf->lambda, cf->with ? "with" : "without",
+                cf->service, cf->counts ? "counts" : "servers",
+                cf->transient ? "transient" : "steady");
+
+    result_free(&r);
+    storq_record_free(&rec);
+    storq_record_free(&refrec);
+    storq_observables_free(&obs);
+    m->release(ctx);
+    storq_params_free(&p);
+}
+
+/* ------------------------------------------------------------------ selection unit check */
+
+static void check_select(void)
+{
+    storq_rng rng;
+    storq_rng_seed(&rng, 12345, 678);
+    uint64_t len[1024], scratch[1024];
+    long llen[1024];
+    unsigned chosen[1024];
+    int ref[1024];
+    size_t bad = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        unsigned L = 1 + (unsigned)storq_rng_below(&rng, rep < 2000 ? 40 : 1024);
+        unsigned k = 1 + (unsigned)storq_rng_below(&rng, L);
+        uint64_t range = 1 + storq_rng_below(&rng, 8);
+        for (unsigned j = 0; j < L; j++) {
+            len[j] = storq_rng_below(&rng, range);
+            llen[j] = (long)len[j];
+        }
+        smk_select_k(len, L, k, scratch, chosen);
+        ref_choose(llen, (int)L, (int)k, ref);
+        for (unsigned j = 0; j < k; j++)
+            bad += (int)chosen[j] != ref[j];
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
+/* ------------------------------------------------------------------ the cases */
+
+int main(void)
+{
+    storq_warn_enable(0); /* the non-exponential cases warn by design */
+    check_select();
+
+    static const double u3[] = {0.6, 0.3, 0.1};
+    static const double u2[] = {1.0, 0.45};
+    /* A trace of three values: completions tie often (tasks entering service together draw the
+     * same value), so the order of simultaneous departures -- least server id first -- shows. */
+    char trace_path[] = "/tmp/storq_sm_traceXXXXXX", trace_spec[64];
+    int fd = mkstemp(trace_path);
+    FILE *tf = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!tf) {
+        fprintf(stderr, "cannot create a trace file\n");
+        return 1;
+    }
+    fprintf(tf, "0.25\n0.5\n1\n");
+    fclose(tf);
+    snprintf(trace_spec, sizeof trace_spec, "trace:%s", trace_path);
+    const char *svcs[] = {"auto", "det:0.5", "shexp:0.1,5", "exp:3", "hyperexp:0.5,1,0.5,4",
+                          trace_spec};
+    struct {
+        long n;
+        int L, k;
+    } shapes[] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {2, 2, 2}, {7, 3, 1}, {7, 3, 2},
+                  {7, 5, 5}, {50, 2, 1}, {50, 4, 2}, {50, 10, 3}, {50, 40, 20}};
+    size_t nshapes = sizeof shapes / sizeof shapes[0];
+
+    for (size_t si = 0; si < nshapes; si++) {
+        for (int with = 0; with <= 1; with++) {
+            for (size_t vi = 0; vi < sizeof svcs / sizeof svcs[0]; vi++) {
+                config cf = {0};
+                cf.n = shapes[si].n;
+                cf.L = shapes[si].L;
+                cf.k = shapes[si].k;
+                cf.with = with;
+                cf.service = svcs[vi];
+                /* per-server load 0.85: lambda k E[S] */
+                static const double means[] = {0, 0.5, 0.3, 1.0 / 3.0, 0.5 * 1.0 + 0.5 * 0.25,
+                                               1.75 / 3.0};
+                double mean = vi == 0 ? 1.0 / cf.k : means[vi];
+                cf.lambda = 0.85 / (cf.k * mean);
+                cf.warmup = 300;
+                cf.arrivals = cf.n >= 50 ? 3000 : 1500;
+                cf.levels = 12;
+                cf.horizon = 5;
+                cf.grid = 25;
+                /* steady, servers */
+                run_case(&cf, si * 10 + vi);
+                /* transient, servers, three starts in turn */
+                cf.transient = 1;
+                cf.fill = (int)(si % 3 == 0) * 2;
+                cf.ufrac = si % 3 == 1 ? u3 : si % 3 == 2 ? u2 : NULL;
+                cf.nu = si % 3 == 1 ? 3 : si % 3 == 2 ? 2 : 0;
+                run_case(&cf, si * 10 + vi + 1000);
+                cf.transient = 0;
+                cf.fill = 0;
+                cf.ufrac = NULL;
+                cf.nu = 0;
+                /* counts engine (exponential laws only) */
+                if (vi == 0 || vi == 3) {
+                    cf.counts = 1;
+                    run_case(&cf, si * 10 + vi + 2000);
+                    cf.transient = 1;
+                    cf.fill = si % 2 ? 3 : 0;
+                    cf.ufrac = si % 2 ? NULL : u3;
+                    cf.nu = si % 2 ? 0 : 3;
+                    run_case(&cf, si * 10 + vi + 3000);
+                }
+            }
+        }
+    }
+
+    /* edges: no warm-up and a single measured job (a zero-length window); deep levels */
+    config e = {.n = 7, .L = 3, .k = 2, .lambda = 0.4, .service = "auto", .warmup = 0,
+                .arrivals = 1, .levels = 5, .horizon = 1, .grid = 1};
+    run_case(&e, 1);
+    e.counts = 1;
+    run_case(&e, 2);
+    config deep = {.n = 50, .L = 1, .k = 1, .lambda = 0.97, .service = "auto", .warmup = 100,
+                   .arrivals = 20000, .levels = 60, .horizon = 1, .grid = 1};
+    run_case(&deep, 3);
+    deep.counts = 1;
+    run_case(&deep, 4);
+    deep.with = 1;
+    deep.L = 3;
+    deep.k = 3;
+    deep.lambda = 0.95;
+    run_case(&deep, 5);
+    deep.counts = 0;
+    run_case(&deep, 6);
+
+    remove(trace_path);
+    printf("%d cases\n", case_no);
+    return check_report("test_supermarket_reference");
+}
