@@ -35,17 +35,15 @@ static int report_error(const storq_error *err)
 static void print_model(const storq_model *m)
 {
     printf("%s: %s\n\n", m->name, m->summary);
-    printf("  %-16s %-7s %-14s %-18s %-10s %s\n", "parameter", "type", "default", "accepted", "unit", "meaning");
+    printf("  %-10s %-7s %-8s %-30s %-10s %s\n", "parameter", "type", "default", "accepted", "unit", "meaning");
     for (const storq_param_def *d = m->params; d->name; d++) {
-        char range[64];
+        char range[128];
         if (d->type == STORQ_PARAM_STRING)
             snprintf(range, sizeof range, "%s", d->choices ? d->choices : "see doc");
-        else if (d->max >= 1e300)
-            snprintf(range, sizeof range, "%s %g", d->min_open ? ">" : ">=", d->min);
         else
-            snprintf(range, sizeof range, "%c%g, %g]", d->min_open ? '(' : '[', d->min, d->max);
+            storq_param_describe_range(d, range, sizeof range);
         const char *type = d->type == STORQ_PARAM_INT ? "int" : d->type == STORQ_PARAM_REAL ? "real" : "string";
-        printf("  %-16s %-7s %-14s %-18s %-10s %s\n", d->name, type, d->def ? d->def : "(required)",
+        printf("  %-10s %-7s %-8s %-30s %-10s %s\n", d->name, type, d->def ? d->def : "(required)",
                range, d->unit ? d->unit : "", d->doc ? d->doc : "");
     }
 }

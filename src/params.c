@@ -30,13 +30,18 @@ const storq_param_def *storq_param_find(const storq_param_def *defs, const char 
 }
 
 /* "[min, max]" or "(min, max]" in words a user can read. */
-static void describe_range(const storq_param_def *def, char *buf, size_t size)
+void storq_param_describe_range(const storq_param_def *def, char *buf, size_t size)
 {
     const char *kind = def->type == STORQ_PARAM_INT ? "an integer" : "a number";
-    if (isinf(def->max))
-        snprintf(buf, size, "%s %s %g", kind, def->min_open ? ">" : ">=", def->min);
+    /* Integers print in full: "[1, 2147483647]" reads better than "[1, 2.14748e+09]". */
+    const char *fmt = def->type == STORQ_PARAM_INT ? "%.0f" : "%g";
+    char lo[64], hi[64];
+    snprintf(lo, sizeof lo, fmt, def->min);
+    snprintf(hi, sizeof hi, fmt, def->max);
+    if (isinf(def->max) || def->max >= 1e300)
+        snprintf(buf, size, "%s %s %s", kind, def->min_open ? ">" : ">=", lo);
     else
-        snprintf(buf, size, "%s in %c%g, %g]", kind, def->min_open ? '(' : '[', def->min, def->max);
+        snprintf(buf, size, "%s in %c%s, %s]", kind, def->min_open ? '(' : '[', lo, hi);
 }
 
 static int check_choice(const storq_param_def *def, const char *text, storq_error *err)
@@ -63,7 +68,7 @@ int storq_param_parse(const storq_param_def *def, const char *text, storq_param_
                       storq_error *err)
 {
     char range[128];
-    describe_range(def, range, sizeof range);
+    storq_param_describe_range(def, range, sizeof range);
     out->i = 0;
     out->r = 0.0;
     out->s = NULL;

@@ -44,6 +44,9 @@ typedef struct storq_params {
 size_t storq_param_count(const storq_param_def *defs);
 const storq_param_def *storq_param_find(const storq_param_def *defs, const char *name, size_t *index);
 
+/* "an integer in [1, 2147483647]", "a number > 0": the accepted range in words. */
+void storq_param_describe_range(const storq_param_def *def, char *buf, size_t size);
+
 /* Parse text for one parameter: type and range checked; usage error naming the parameter. */
 int storq_param_parse(const storq_param_def *def, const char *text, storq_param_value *out,
                       storq_error *err);

@@ -86,7 +86,7 @@ static int set_assignment(storq_run_spec *spec, const char *name, const char *te
             if (d[1].name)
                 strncat(accepted, ", ", sizeof accepted - strlen(accepted) - 1);
         }
-        return storq_fail(err, STORQ_ERR_USAGE, "%s'%s' is not a parameter of model '%s'; accepted: %s",
+        return storq_fail(err, STORQ_ERR_USAGE, "%s%s: not a parameter of model '%s'; accepted: %s",
                           where, name, spec->model->name, accepted);
     }
     char **values;
@@ -574,7 +574,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
             value = eq + 1;
         } else {
             snprintf(name, sizeof name, "%s", a + 2);
-            if (i + 1 >= argc)
+            if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
                 return storq_fail(err, STORQ_ERR_USAGE, "--%s needs a value", name);
             value = argv[++i];
         }

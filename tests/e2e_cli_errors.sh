@@ -27,7 +27,7 @@ expect() {
 
 ok=(--n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 2)
 expect 2 "unknown model 'nosuch'" -- run nosuch
-expect 2 "'bogus' is not a parameter of model 'supermarket'; accepted: n, L" -- run supermarket "${ok[@]}" --bogus 3
+expect 2 "\-\-bogus: not a parameter of model 'supermarket'; accepted: n, L" -- run supermarket "${ok[@]}" --bogus 3
 expect 2 "\-\-n: 'ten' is not an integer" -- run supermarket --n ten --L 2 --k 1 --lambda 0.5
 expect 2 "\-\-lambda: 'abc' is not a number" -- run supermarket --n 10 --L 2 --k 1 --lambda abc
 expect 2 "\-\-n: 0 is out of range" -- run supermarket --n 0 --L 1 --k 1 --lambda 0.5
@@ -40,7 +40,8 @@ expect 2 "\-\-sampling: 'maybe' is not accepted; choose one of: without,with" --
 expect 2 "\-\-service" -- run supermarket "${ok[@]}" --service exp:-1
 expect 2 "\-\-replications" -- run supermarket "${ok[@]}" -r 0
 expect 2 "\-\-seed" -- run supermarket "${ok[@]}" --seed -4
-expect 2 "\-\-n needs a value" -- run supermarket --L 2 --n
+expect 2 "\-\-n needs a value" -- run supermarket --n --L 2
+expect 2 "\-\-n: '1.5' is not an integer" -- run supermarket --n 1.5 --L 1 --k 1 --lambda 0.5
 
 # The output path: a missing directory, and a directory without write permission (as non-root).
 out=$("$storq" run supermarket "${ok[@]}" -o /nonexistent/dir/out.h5 2>&1); status=$?
