@@ -37,3 +37,27 @@ ranks=$("$python" -c "import h5py; print(int(h5py.File('out.h5','r').attrs['mpi_
 OMP_NUM_THREADS=1 "$storq" run sweep.ini -o local.h5 --quiet
 "$python" "$here/compare_h5.py" local.h5 out.h5 || exit 1
 echo "Slurm job wrote the same results as a local run"
+
+# Stop a job as Slurm does before a time limit (USR1 to the batch shell): storq stops at the next
+# replication, keeps its finished points, the job requeues itself and finishes with --resume.
+sed -e 's/^lambda = .*/lambda = 0.5, 0.6, 0.7, 0.8/' -e 's/^arrivals = .*/arrivals = 1500000/' sweep.ini > long.ini
+job=$(sbatch --parsable --ntasks=2 -o long.log --open-mode=append "$root/jobs/slurm/storq.sbatch" long.ini long.h5 "$storq") || exit 1
+echo "submitted job $job"
+for _ in $(seq 1 600); do grep -q "^point " long.log 2>/dev/null && break; sleep 0.2; done
+grep -q "^point " long.log || { echo "FAIL: the long job finished no point"; cat long.log; exit 1; }
+scancel --signal=USR1 --batch "$job"
+for _ in $(seq 1 600); do
+  state=$(squeue -h -j "$job" -o %T 2>/dev/null)
+  [ -f long.h5 ] && [ -z "$state" ] && break
+  # Slurm holds a requeued job for a while (BeginTime); a test need not wait for that.
+  [ "$state" = PENDING ] && scontrol update JobId="$job" StartTime=now 2>/dev/null
+  sleep 1
+done
+cat long.log
+grep -q "requeueing" long.log || { echo "FAIL: the job did not see the stop signal"; exit 1; }
+[ -f long.h5 ] && [ ! -f long.h5.partial ] || { echo "FAIL: the requeued job did not complete long.h5"; exit 1; }
+points=$(grep -c "^point " long.log)
+[ "$points" -eq 4 ] || { echo "FAIL: expected the 4 points to run once each in all, log shows $points"; exit 1; }
+OMP_NUM_THREADS=1 "$storq" run long.ini -o long_local.h5 --quiet
+"$python" "$here/compare_h5.py" long_local.h5 long.h5 || exit 1
+echo "a stopped, requeued and resumed Slurm job gives the same file as one uninterrupted run"
