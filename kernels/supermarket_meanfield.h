@@ -28,4 +28,10 @@ size_t sm_auto_levels(int L, int k, double lambda, double eps, size_t max_levels
 int sm_ode_solve(int L, int k, double lambda, const double *u0, size_t levels, const double *t,
                  size_t nt, double *out);
 
+/* The step sm_ode_solve uses (its accuracy rule), and the solver with a given maximal step: the
+ * tests halve the step to measure the error. */
+double sm_ode_step(int L, int k, double lambda);
+int sm_ode_solve_h(int L, int k, double lambda, const double *u0, size_t levels, const double *t,
+                   size_t nt, double *out, double h);
+
 #endif

@@ -11,11 +11,6 @@
 #include "check.h"
 #include "supermarket_meanfield.h"
 
-/* Not in the header (yet): the step the solver's rule picks, and the solver with a given maximal
- * step; defined in kernels/supermarket_meanfield.c, used here for the step-halving checks. */
-double sm_ode_step(int L, int k, double lambda);
-int sm_ode_solve_h(int L, int k, double lambda, const double *u0, size_t levels, const double *t,
-                   size_t nt, double *out, double h);
 
 #define EPS DBL_EPSILON
 
