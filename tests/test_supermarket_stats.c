@@ -28,78 +28,17 @@
 #include "model.h"
 #include "observables.h"
 #include "params.h"
+#include "stats.h"
 #include "supermarket_meanfield.h"
 
 extern const storq_model storq_model_supermarket;
 
 /* ------------------------------------------------------------------ Student t quantiles */
 
-/* Continued fraction of the regularized incomplete beta function (modified Lentz). */
-static double betacf(double a, double b, double x)
-{
-    const double tiny = 1e-300;
-    double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
-    if (fabs(d) < tiny)
-        d = tiny;
-    d = 1 / d;
-    double h = d;
-    for (int m = 1; m <= 1000; m++) {
-        int m2 = 2 * m;
-        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1 + aa * d;
-        if (fabs(d) < tiny)
-            d = tiny;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        d = 1 / d;
-        h *= d * c;
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1 + aa * d;
-        if (fabs(d) < tiny)
-            d = tiny;
-        c = 1 + aa / c;
-        if (fabs(c) < tiny)
-            c = tiny;
-        d = 1 / d;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-15)
-            break;
-    }
-    return h;
-}
-
-static double betai(double a, double b, double x)
-{
-    if (x <= 0)
-        return 0;
-    if (x >= 1)
-        return 1;
-    double bt = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
-    if (x < (a + 1) / (a + b + 2))
-        return bt * betacf(a, b, x) / a;
-    return 1 - bt * betacf(b, a, 1 - x) / b;
-}
-
-/* P(|T| > t) for Student's t with df degrees of freedom. */
-static double t_two_sided(double t, double df)
-{
-    return betai(df / 2, 0.5, df / (df + t * t));
-}
-
-/* The c with P(|T| > c) = p (bisection; P is decreasing in c). */
+/* The c with P(|T| > c) = p for Student's t with df degrees of freedom (src/stats.c). */
 static double t_quantile_two_sided(double p, double df)
 {
-    double lo = 0, hi = 1e4;
-    for (int i = 0; i < 200; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (t_two_sided(mid, df) > p)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return 0.5 * (lo + hi);
+    return storq_t_quantile(1.0 - p, (size_t)df);
 }
 
 #define FALSE_ALARM 1e-5

@@ -1,0 +1,1 @@
+storq_unit_test(test_core test_core.c)

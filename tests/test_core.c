@@ -1,0 +1,190 @@
+/* Unit tests of the engine core: Student-t quantiles, histogram binning and edges, merging and
+ * summaries, parameter parsing, list splitting, and the expansion of sweeps into points. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "model.h"
+#include "observables.h"
+#include "params.h"
+#include "run_spec.h"
+#include "stats.h"
+
+static void test_t_quantiles(void)
+{
+    /* Table values (Student t, two-sided): the closed-form CDF must reproduce them. */
+    CHECK_NEAR(storq_t_quantile(0.95, 1), 12.7062047, 1e-6);
+    CHECK_NEAR(storq_t_quantile(0.95, 2), 4.30265273, 1e-7);
+    CHECK_NEAR(storq_t_quantile(0.95, 9), 2.26215716, 1e-7);
+    CHECK_NEAR(storq_t_quantile(0.99, 30), 2.74999565, 1e-7);
+    CHECK_NEAR(storq_t_quantile(0.95, 1000), 1.96233908, 1e-7);
+    CHECK_NEAR(storq_t_abs_cdf(1.0, 1), 0.5, 1e-15); /* Cauchy: P(|T| < 1) = 1/2 */
+    CHECK(isinf(storq_t_quantile(0.95, 0)));
+}
+
+static void test_histograms(void)
+{
+    storq_observables obs = {0};
+    storq_error err = {0};
+    int h = storq_declare_hist_loglin(&obs, "delay", "time", "d", 1e-3, 1e3, 5, &err);
+    int g = storq_declare_hist_int(&obs, "len", "tasks", "l", 10, &err);
+    int s = storq_declare_scalar(&obs, "mean", "time", "m", &err);
+    int v = storq_declare_vector(&obs, "u", "1", "u", 4, NULL, NULL, &err);
+    CHECK(h == 0 && g == 1 && s == 2 && v == 3 && err.code == 0);
+    CHECK(storq_declare_scalar(&obs, "mean", "", "", &err) < 0); /* duplicate name */
+    storq_error e2 = {0};
+    CHECK(storq_declare_scalar(&obs, "bad name", "", "", &e2) < 0);
+
+    const storq_obs_def *d = &obs.defs[h];
+    double *edges = malloc((d->nbins + 1) * sizeof *edges);
+    storq_hist_edges(d, edges);
+    CHECK(edges[0] <= 1e-3 && edges[d->nbins] >= 1e3);
+    double worst = 0;
+    for (size_t j = 0; j < d->nbins; j++) {
+        CHECK(edges[j + 1] > edges[j]);
+        double w = (edges[j + 1] - edges[j]) / edges[j];
+        worst = w > worst ? w : worst;
+    }
+    CHECK(worst <= ldexp(1.0, -5) * (1 + 1e-12)); /* the documented relative resolution */
+
+    storq_record rec;
+    CHECK(storq_record_init(&rec, &obs, &err) == 0);
+    storq_hist hh = storq_record_hist(&rec, h);
+    /* Every value lands in the bin whose edges enclose it. */
+    storq_rng rng;
+    storq_rng_seed(&rng, 7, 9);
+    for (int i = 0; i < 20000; i++) {
+        double x = exp(-9.0 + 18.0 * storq_rng_uniform(&rng));
+        uint64_t before[4096];
+        memcpy(before, hh.counts, (d->nbins + 2) * sizeof *before);
+        storq_hist_add(&hh, x);
+        size_t bin = 0;
+        while (bin < d->nbins + 2 && hh.counts[bin] == before[bin])
+            bin++;
+        if (x < edges[0])
+            CHECK(bin == 0);
+        else if (x >= edges[d->nbins])
+            CHECK(bin == d->nbins + 1);
+        else
+            CHECK(edges[bin - 1] <= x && x < edges[bin]);
+    }
+    storq_hist_add(&hh, 0.0); /* zero goes to underflow */
+    CHECK(hh.counts[0] > 0);
+    storq_hist gi = storq_record_hist(&rec, g);
+    storq_hist_add(&gi, 0.0);
+    storq_hist_add(&gi, 3.0);
+    storq_hist_add(&gi, 10.0); /* overflow */
+    CHECK(gi.counts[1] == 1 && gi.counts[4] == 1 && gi.counts[11] == 1);
+    CHECK(*gi.min == 0.0 && *gi.max == 10.0 && *gi.sum == 13.0);
+    free(edges);
+
+    /* Merging: counts add in any order, rows land by replication, summaries match direct sums. */
+    storq_point_result res;
+    CHECK(storq_point_result_init(&res, &obs, 3, &err) == 0);
+    double means[3] = {1.0, 2.0, 4.0};
+    for (int r = 2; r >= 0; r--) { /* out of order, as threads finish */
+        storq_record_reset(&rec);
+        storq_record_scalar(&rec, s, means[r]);
+        double *u = storq_record_vector(&rec, v);
+        for (int i = 0; i < 4; i++)
+            u[i] = r + i;
+        gi = storq_record_hist(&rec, g);
+        storq_hist_add(&gi, (double)r);
+        storq_point_result_add(&res, (size_t)r, &rec);
+    }
+    const storq_obs_def *gd = &obs.defs[g];
+    CHECK(res.counts[gd->count_offset + 1] == 1 && res.counts[gd->count_offset + 3] == 1);
+    CHECK(res.minmax[gd->minmax_offset] == 0.0 && res.minmax[gd->minmax_offset + 1] == 2.0);
+    storq_summary sum;
+    CHECK(storq_summary_compute(&sum, &res, &err) == 0);
+    size_t j = obs.defs[s].value_offset;
+    double m = 7.0 / 3.0, var = ((1 - m) * (1 - m) + (2 - m) * (2 - m) + (4 - m) * (4 - m)) / 2;
+    CHECK_NEAR(sum.mean[j], m, 1e-15);
+    CHECK_NEAR(sum.stderr_[j], sqrt(var / 3), 1e-15);
+    CHECK_NEAR(sum.ci95[j], storq_t_quantile(0.95, 2) * sqrt(var / 3), 1e-12);
+    CHECK_NEAR(sum.mean[obs.defs[v].value_offset + 3], 4.0, 1e-15);
+    storq_summary_free(&sum);
+    storq_point_result_free(&res);
+    storq_record_free(&rec);
+    storq_observables_free(&obs);
+}
+
+static const storq_param_def defs[] = {
+    {"n", STORQ_PARAM_INT, "10", 1, 1e9, 0, "servers", NULL, "servers"},
+    {"rate", STORQ_PARAM_REAL, "0.5", 0, 1, 1, "1/time", NULL, "rate"},
+    {"mode", STORQ_PARAM_STRING, "a", 0, 0, 0, "", "a|b", "mode"},
+    {"law", STORQ_PARAM_STRING, "exp:1", 0, 0, 0, "", NULL, "law"},
+    {NULL},
+};
+
+static void test_params(void)
+{
+    storq_param_value v;
+    storq_error err = {0};
+    CHECK(storq_param_parse(&defs[0], "1e6", &v, &err) == 0 && v.i == 1000000);
+    free(v.s);
+    err.code = 0;
+    CHECK(storq_param_parse(&defs[0], "2.5", &v, &err) == STORQ_ERR_USAGE);
+    CHECK(strstr(err.msg, "--n") != NULL);
+    err.code = 0;
+    CHECK(storq_param_parse(&defs[1], "0", &v, &err) == STORQ_ERR_USAGE); /* min_open */
+    CHECK(strstr(err.msg, "> 0") || strstr(err.msg, "(0, 1]"));
+    err.code = 0;
+    CHECK(storq_param_parse(&defs[1], "1", &v, &err) == 0 && v.r == 1.0);
+    free(v.s);
+    CHECK(storq_param_parse(&defs[2], "c", &v, &err) == STORQ_ERR_USAGE);
+    err.code = 0;
+
+    char **vals;
+    size_t nv;
+    CHECK(storq_split_values(&defs[0], "10, 20 30", &vals, &nv, &err) == 0 && nv == 3);
+    for (size_t i = 0; i < nv; i++)
+        free(vals[i]);
+    free(vals);
+    CHECK(storq_split_values(&defs[3], "shexp:1,2 exp:3", &vals, &nv, &err) == 0 && nv == 2);
+    CHECK(nv == 2 && strcmp(vals[0], "shexp:1,2") == 0);
+    for (size_t i = 0; i < nv; i++)
+        free(vals[i]);
+    free(vals);
+    CHECK(storq_split_values(&defs[2], "a,b", &vals, &nv, &err) == 0 && nv == 2);
+    for (size_t i = 0; i < nv; i++)
+        free(vals[i]);
+    free(vals);
+}
+
+static void test_run_spec(void)
+{
+    storq_run_spec spec;
+    storq_error err = {0};
+    char *argv[] = {"supermarket", "--n", "10,20", "--lambda", "0.5,0.6,0.7", "-r", "3", "--seed", "9"};
+    CHECK(storq_run_spec_parse(9, argv, &spec, &err) == 0);
+    CHECK(spec.npoints == 6 && spec.replications == 3 && spec.seed == 9);
+    /* Last parameter fastest: (10,.5) (10,.6) (10,.7) (20,.5) ... */
+    CHECK(storq_param_int(&spec.points[0], "n") == 10 && storq_param_real(&spec.points[2], "lambda") == 0.7);
+    CHECK(storq_param_int(&spec.points[3], "n") == 20 && storq_param_real(&spec.points[3], "lambda") == 0.5);
+    CHECK(strstr(spec.config_text, "n = 10, 20") != NULL);
+    CHECK(strcmp(spec.output, "supermarket.h5") == 0);
+    storq_run_spec_free(&spec);
+
+    char *zip[] = {"supermarket", "--n", "10,20,30", "--arrivals", "100,200,300", "--lambda", "0.5,0.6", "--zip", "n,arrivals"};
+    CHECK(storq_run_spec_parse(9, zip, &spec, &err) == 0 && spec.npoints == 6);
+    for (size_t p = 0; p < spec.npoints; p++)
+        CHECK(storq_param_int(&spec.points[p], "arrivals") == 10 * storq_param_int(&spec.points[p], "n"));
+    CHECK(storq_param_real(&spec.points[1], "lambda") == 0.6);
+    storq_run_spec_free(&spec);
+
+    char *bad[] = {"supermarket", "--n", "10,20", "--arrivals", "100", "--zip", "n,arrivals"};
+    CHECK(storq_run_spec_parse(7, bad, &spec, &err) == STORQ_ERR_USAGE);
+    CHECK(strstr(err.msg, "--zip") != NULL);
+    storq_run_spec_free(&spec);
+}
+
+int main(void)
+{
+    test_t_quantiles();
+    test_histograms();
+    test_params();
+    test_run_spec();
+    return check_report("test_core");
+}
