@@ -17,15 +17,19 @@ typedef struct cl_cavity {
     double h;       /* grid step of the workload, in time units */
     size_t npoints; /* grid points: cdf[j] = P(V <= j h), V the stationary workload (time units) */
     double *cdf;
-    double error;   /* estimated max |error| of cdf on the grid (from a grid-halving comparison) */
+    double error;   /* estimated max |error| of cdf on the grid (grid-halving comparison), plus the
+                       tail mass left beyond the grid; can exceed the requested tol for heavy tails */
 } cl_cavity;
 
 /* px[x] = P(X = x), x = 0..xmax (mixed over the size law and the placement), chunk = psi (bits).
  * Solve to the requested accuracy (absolute, on the CDF) up to the workload level where the tail
- * falls below tol. Returns 0, -1 when rho >= 1 or on allocation failure. */
+ * falls below tol. Returns 0 (check `error` against tol: heavy tails may only reach a coarser
+ * accuracy), or -1 when rho >= 1, on bad arguments, when even a 1e-2 tail cannot be captured
+ * within the work budget, or on allocation failure. */
 int cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
                     const storq_dist *chunk, double tol, cl_cavity *out);
-/* P(V <= w), w in time units (linear interpolation on the grid; 1 beyond it). */
+/* P(V <= w), w in time units (linear interpolation on the grid, whose error between nodes can
+ * slightly exceed `error`; 1 beyond it). */
 double cl_cavity_cdf(const cl_cavity *cav, double w);
 void cl_cavity_free(cl_cavity *cav);
 

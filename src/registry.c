@@ -4,9 +4,11 @@
 #include "model.h"
 
 extern const storq_model storq_model_supermarket;
+extern const storq_model storq_model_cluster;
 
 static const storq_model *const registry[] = {
     &storq_model_supermarket,
+    &storq_model_cluster,
 };
 
 const storq_model *const *storq_models(size_t *count)
