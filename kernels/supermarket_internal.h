@@ -67,7 +67,7 @@ void smk_occ_end(smk_occ *o, double t);
 static inline void smk_occ_touch_(smk_occ *o, size_t i, double t)
 {
     double tt = t - o->t0;
-    double x = (double)o->N[i] - o->c[i];
+    double x = (double)(int64_t)o->N[i] - o->c[i]; /* N_i <= n < 2^63: a signed conversion */
     double dt = tt - o->last[i];
     o->s1[i] += x * dt;
     o->s2[i] += x * x * dt;
@@ -115,9 +115,17 @@ void smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch
 int smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *depth, storq_error *err);
 
 /* ---- engines ---- */
+
+/* Servers engine, exponential service, rejection mode (from 2B >= n until 4B < n): the departing
+ * server is the first busy one in a sequence of uniform candidate servers (EXTRA stream), drawn
+ * SMK_CANDIDATES ahead so that their records can be prefetched (see supermarket_servers.c); the
+ * candidates drawn ahead are dropped when the mode ends. Part of the draw order of the EXTRA
+ * stream, hence here: the differential test replays it. */
+#define SMK_CANDIDATES 4
+
 typedef struct smk_mem_stats {
-    size_t bytes_servers; /* per-server arrays (length, FIFO heads, busy list or heap) */
-    size_t bytes_tasks;   /* task-node pool at its peak capacity */
+    size_t bytes_servers; /* per-server arrays (records, busy list or heap) */
+    size_t bytes_tasks;   /* task-node pool (servers engine: overflow tasks) at its peak capacity */
     size_t bytes_jobs;    /* job pool at its peak capacity */
     size_t bytes_levels;  /* occupancy arrays */
     size_t peak_tasks, peak_jobs;

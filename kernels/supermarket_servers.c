@@ -1,22 +1,40 @@
 /* `supermarket`, engine `servers`: every server's queue, any service law.
  *
- * State per server: one 16-byte record (queue length; head and tail of its FIFO of tasks, kept in a
- * pooled singly linked list in steady mode, where sojourns are measured; its position in the busy
- * list or heap), so touching a server costs one cache line. Measured jobs of k >= 2 tasks live in a
- * pool of their own (arrival time, tasks left); a measured task of a k = 1 job carries a marker
- * instead (its delay is its sojourn); warm-up tasks carry no job.
+ * State per server, steady mode: one 64-byte record aligned to a cache line, so that touching a
+ * server costs one cache line: queue length, heap position (non-exponential service), and its FIFO
+ * of tasks -- the arrival times and job slots of the first SMK_INLINE tasks inline, the rest (rare
+ * at the loads of interest) in a pooled singly linked overflow list whose head and tail the record
+ * holds. Transient mode measures no sojourns and keeps no FIFO: 8-byte records (length, heap
+ * position). Measured jobs of k >= 2 tasks live in a pool of their own (arrival time, tasks left);
+ * a measured task of a k = 1 job carries a marker instead (its delay is its sojourn); warm-up tasks
+ * carry no job.
  *
  * Departures:
- *  - exponential service (rate mu): the busy servers sit in an array, appended when a server becomes
- *    busy and swap-removed when it becomes idle. After every event the next departure time is drawn
- *    afresh as t + Exp(mu B), B busy servers (exact: memoryless), and the departing server is
- *    busy[below(B)]. Both draws from the SERVICE stream. O(1) per event.
+ *  - exponential service (rate mu), B busy servers. The departure clock runs on standard
+ *    exponentials E (SERVICE stream: one at the start, one at each departure): the next departure
+ *    comes E / (mu B) after a departure, or after the arrival that ends an idle period (B = 0).
+ *    An arrival that changes B to B' rescales the residual time R to R B / B' (still exactly
+ *    Exp(mu B'), by memorylessness and scaling); one that leaves B unchanged keeps it. So one
+ *    logarithm per event.
+ *    Which server departs (EXTRA stream), uniform over the busy ones: while 2B < n ("list mode")
+ *    busy[below(B)], the busy servers kept in an array (appended when a server becomes busy,
+ *    swap-removed when it becomes idle); once 2B >= n ("rejection mode", until 4B < n, when the
+ *    list is rebuilt in increasing server id) the first busy server in a sequence of uniform
+ *    candidates below(n), drawn SMK_CANDIDATES ahead so that their records are prefetched long
+ *    before their departure (n/B <= 4 draws per departure on average in this mode, 1.1 at a load of
+ *    0.9). O(1) per event (a rebuild, O(n), comes at least n/4 departures after the switch to
+ *    rejection mode: amortised O(1)).
  *  - other laws: a service time is drawn (SERVICE stream) when a task enters service, and the busy
- *    servers sit in an indexed binary min-heap keyed by (completion time, server id), the id breaking
- *    exact ties so the order is total. O(log n) per departure and per start of service.
+ *    servers sit in an indexed binary min-heap keyed by (completion time, server id), the id
+ *    breaking exact ties so the order is total. O(log n) per departure and per start of service.
  * An arrival costs O(L) (plus O(log n) per task that starts service, other laws only), never O(n).
- * Memory: 16 bytes per server (+ 4 for the busy list or 16 for the heap), 16 per task in system and
- * 16 per measured job in system (pools grow by doubling). */
+ * The L servers of an arrival are drawn (ROUTING stream, same draws in the same order) AHEAD
+ * arrivals early and their records prefetched, which hides the memory latency of random servers.
+ * Exponential variates (inter-arrival times, the E above) are drawn in batches of XBATCH, away
+ * from the event loop (same values, same order).
+ * Memory: 64 bytes per server in steady mode, 8 in transient mode (+ 4 for the busy list or 16 for
+ * the heap), 16 per overflow task in system and 16 per measured job in system (pools grow by
+ * doubling). */
 #include "supermarket_internal.h"
 
 #include <math.h>
@@ -25,11 +43,18 @@
 
 #define NONE UINT32_MAX
 #define SINGLE (UINT32_MAX - 1) /* a measured task of a job of k = 1 task: no job record needed */
+#define SMK_INLINE 4            /* tasks held in a server's own record */
+#define AHEAD 4                 /* arrivals whose servers are drawn (and prefetched) ahead */
+#define RING 8                  /* samples kept: a power of two above AHEAD */
+#define XBATCH 64               /* exponential variates drawn at a time */
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 typedef struct node {
     double t;      /* arrival time of the task */
     uint32_t job;  /* measured job's slot, or NONE */
-    uint32_t next; /* next task in the same FIFO, or the free list */
+    uint32_t next; /* next task in the same overflow FIFO, or the free list */
 } node;
 
 typedef struct job {
@@ -38,12 +63,24 @@ typedef struct job {
     uint32_t pad_;
 } job;
 
-/* One server's state in one 16-byte record, so that touching a server costs one cache line. */
-typedef struct server {
-    uint32_t len;        /* queue length, the task in service included */
-    uint32_t head, tail; /* its FIFO of tasks (steady mode only) */
-    uint32_t pos;        /* position in the busy list (exponential) or in the heap (others) */
-} server;
+/* Queue length and position in the heap (non-exponential service; unused otherwise): the whole
+ * record in transient mode, the start of one in steady mode. */
+typedef struct hdr {
+    uint32_t len; /* the task in service included */
+    uint32_t pos;
+} hdr;
+
+/* A server in steady mode: one cache line. Its FIFO: tasks 0..min(len, SMK_INLINE)-1 (the first is
+ * in service) in t[] and job[]; tasks SMK_INLINE..len-1 in the overflow list ovh -> .. -> ovt. */
+typedef struct srv {
+    hdr h;
+    uint32_t ovh, ovt;
+    double t[SMK_INLINE];
+    uint32_t job[SMK_INLINE];
+} srv;
+
+_Static_assert(sizeof(srv) == 64, "a server record is one cache line");
+_Static_assert(AHEAD < RING && (RING & (RING - 1)) == 0, "the sample ring");
 
 typedef struct hitem {
     double t;
@@ -53,9 +90,16 @@ typedef struct hitem {
 typedef struct sim {
     const smk_ctx *c;
     uint32_t n;
-    server *sv;
+    void *raw;           /* allocation of the records */
+    unsigned char *base; /* records: srv (steady, 64-byte aligned) or hdr (transient) */
     uint32_t *busy;
     uint32_t B;
+    /* exponential service: busy[0..B) is kept in list mode (rmode = 0); in rejection mode the
+     * next candidates are cand[(ch + i) % SMK_CANDIDATES], i = 0..SMK_CANDIDATES-1, in order */
+    int rmode;
+    unsigned ch;
+    uint32_t cand[SMK_CANDIDATES];
+    double Eidle; /* the standard exponential waiting for the end of an idle period (B = 0) */
     hitem *heap;
     uint32_t H;
     node *nodes;
@@ -64,12 +108,27 @@ typedef struct sim {
     uint32_t jcap, jused, jfree, jlive, jpeak;
     smk_occ occ;
     storq_rng serv;
+    storq_rng pick; /* exponential service: which server departs (EXTRA stream) */
+    double xs[XBATCH]; /* exponential service: the next standard exponentials (SERVICE stream) */
+    unsigned xsi;
     /* measurement (steady mode) */
     int track;
     storq_hist aql, soj, dly;
+    int dly_is_soj; /* k = 1: job delays are the task sojourns, added to dly only at the end */
     double soj_sum, dly_sum;
     uint64_t soj_count, dly_count, measured_left;
 } sim;
+
+/* The header of server s; tr = m->track (a constant in the specialised loops). */
+static ALWAYS_INLINE hdr *hdr_of(const sim *m, uint32_t s, const int tr)
+{
+    return tr ? &((srv *)m->base)[s].h : &((hdr *)m->base)[s];
+}
+
+static ALWAYS_INLINE srv *srv_of(const sim *m, uint32_t s)
+{
+    return &((srv *)m->base)[s];
+}
 
 /* ---- heap of busy servers (non-exponential service) ---- */
 
@@ -81,7 +140,7 @@ static inline int hless(const hitem *a, const hitem *b)
 static inline void hset(sim *m, uint32_t i, hitem x)
 {
     m->heap[i] = x;
-    m->sv[x.s].pos = i;
+    hdr_of(m, x.s, m->track)->pos = i;
 }
 
 static void heap_up(sim *m, uint32_t i)
@@ -120,41 +179,34 @@ static void heap_push(sim *m, uint32_t s, double t)
 {
     uint32_t i = m->H++;
     m->heap[i] = (hitem){t, s};
-    m->sv[s].pos = i;
+    hdr_of(m, s, m->track)->pos = i;
     heap_up(m, i);
-}
-
-/* ---- the server becomes busy (its first task enters service at time t) ---- */
-
-static inline void becomes_busy(sim *m, uint32_t s, double t)
-{
-    if (m->c->service_exp) {
-        m->sv[s].pos = m->B;
-        m->busy[m->B++] = s;
-    } else {
-        heap_push(m, s, t + storq_dist_sample(&m->c->service, &m->serv));
-    }
 }
 
 /* ---- pools ---- */
 
-static int node_alloc(sim *m, uint32_t *out)
+static int node_grow(sim *m)
+{
+    if (m->ncap >= NONE / 2)
+        return -1;
+    uint32_t cap = m->ncap ? 2 * m->ncap : 1024;
+    node *p = realloc(m->nodes, sizeof *p * cap);
+    if (!p)
+        return -1;
+    m->nodes = p;
+    m->ncap = cap;
+    return 0;
+}
+
+static inline int node_alloc(sim *m, uint32_t *out)
 {
     uint32_t i;
     if (m->nfree != NONE) {
         i = m->nfree;
         m->nfree = m->nodes[i].next;
     } else {
-        if (m->nused == m->ncap) {
-            if (m->ncap >= NONE / 2)
-                return -1;
-            uint32_t cap = m->ncap ? 2 * m->ncap : 1024;
-            node *p = realloc(m->nodes, sizeof *p * cap);
-            if (!p)
-                return -1;
-            m->nodes = p;
-            m->ncap = cap;
-        }
+        if (m->nused == m->ncap && node_grow(m))
+            return -1;
         i = m->nused++;
     }
     if (++m->nlive > m->npeak)
@@ -188,109 +240,246 @@ static int job_alloc(sim *m, uint32_t *out)
     return 0;
 }
 
+/* Append a task to the overflow FIFO of a server already holding l >= SMK_INLINE tasks. */
+static __attribute__((noinline)) int overflow_push(sim *m, srv *p, uint32_t l, double t,
+                                                   uint32_t jb)
+{
+    uint32_t x;
+    if (node_alloc(m, &x))
+        return -1;
+    m->nodes[x].t = t;
+    m->nodes[x].job = jb;
+    m->nodes[x].next = NONE;
+    if (l == SMK_INLINE)
+        p->ovh = x;
+    else
+        m->nodes[p->ovt].next = x;
+    p->ovt = x;
+    return 0;
+}
+
+/* Move the head of the overflow FIFO into the last inline slot (the server held l > SMK_INLINE
+ * tasks and its inline tasks have just moved up one slot). */
+static __attribute__((noinline)) void overflow_pop(sim *m, srv *p)
+{
+    uint32_t x = p->ovh;
+    node *nd = &m->nodes[x];
+    p->t[SMK_INLINE - 1] = nd->t;
+    p->job[SMK_INLINE - 1] = nd->job;
+    p->ovh = nd->next;
+    nd->next = m->nfree;
+    m->nfree = x;
+    m->nlive--;
+}
+
 /* ---- events ---- */
 
-static int arrive(sim *m, double t, int measured, storq_rng *rout, uint64_t *samp,
-                  uint64_t *lens, uint64_t *scratch, unsigned *chosen)
+/* A task joins server s, which held l tasks, at time t: if l = 0 the server becomes busy (enters
+ * the busy list, or draws its service time). Exponential service counts B without a branch on l
+ * (whether the queue was empty is a coin toss the branch predictor cannot learn). */
+static ALWAYS_INLINE void maybe_busy(sim *m, uint32_t s, uint32_t l, double t, const int ex)
+{
+    if (ex) {
+        if (!m->rmode && l == 0)
+            m->busy[m->B] = s;
+        m->B += l == 0;
+    } else if (l == 0) {
+        heap_push(m, s, t + storq_dist_sample(&m->c->service, &m->serv));
+    }
+}
+
+/* c ? a : b without a branch (c is unpredictable) */
+static ALWAYS_INLINE double select_double(int c, double a, double b)
+{
+    uint64_t x, y, mask = -(uint64_t)(c != 0);
+    memcpy(&x, &a, sizeof x);
+    memcpy(&y, &b, sizeof y);
+    x = (x & mask) | (y & ~mask);
+    memcpy(&a, &x, sizeof a);
+    return a;
+}
+
+/* The histograms as the event loop fills them: handles whose sum, min and max point to the loop's
+ * own variables (which can stay in registers; written back to the record at the end) instead of
+ * the record's; the bins are the record's. Same values in the same order: the same results. */
+typedef struct hists {
+    storq_hist aql, soj, dly;
+} hists;
+
+/* One task of job slot jb (NONE: unmeasured) joins server s at time t. */
+static ALWAYS_INLINE int enqueue(sim *m, hists *H, uint32_t s, double t, int measured, uint32_t jb,
+                                 const int ex, const int tr)
+{
+    hdr *h = hdr_of(m, s, tr);
+    uint32_t l = h->len; /* a server chosen twice (with replacement) sees its first task */
+    if (measured)
+        storq_hist_add(&H->aql, (double)l);
+    if (tr) {
+        srv *p = srv_of(m, s);
+        if (l < SMK_INLINE) {
+            p->t[l] = t;
+            p->job[l] = jb;
+        } else if (overflow_push(m, p, l, t, jb)) {
+            return -1;
+        }
+    }
+    h->len = l + 1;
+    if (smk_occ_up(&m->occ, (size_t)l + 1, t))
+        return -1;
+    maybe_busy(m, s, l, t, ex);
+    return 0;
+}
+
+static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const uint64_t *samp,
+                                uint64_t *lens, uint64_t *scratch, unsigned *chosen,
+                                const int ex, const int tr, const int k1, const int l2)
 {
     const smk_ctx *c = m->c;
-    unsigned L = c->L, k = c->k;
-    if (c->with_replacement) {
-        for (unsigned j = 0; j < L; j++)
-            samp[j] = storq_rng_below(rout, m->n);
-    } else {
-        storq_rng_sample_distinct(rout, m->n, L, samp);
+    unsigned L = l2 ? 2 : c->L, k = k1 ? 1 : c->k;
+    if (k1) {
+        /* the k = 1 case of smk_select_k: the first entry of least length */
+        uint32_t best = (uint32_t)samp[0];
+        uint32_t lbest = hdr_of(m, best, tr)->len;
+        for (unsigned j = 1; j < L; j++) {
+            uint32_t s = (uint32_t)samp[j];
+            uint32_t l = hdr_of(m, s, tr)->len;
+            if (l < lbest) {
+                best = s;
+                lbest = l;
+            }
+        }
+        return enqueue(m, H, best, t, measured, measured ? SINGLE : NONE, ex, tr);
     }
     for (unsigned j = 0; j < L; j++)
-        lens[j] = m->sv[samp[j]].len;
+        lens[j] = hdr_of(m, (uint32_t)samp[j], tr)->len;
     smk_select_k(lens, L, k, scratch, chosen);
 
     uint32_t jb = NONE;
-    if (measured && k == 1) {
-        jb = SINGLE;
-    } else if (measured) {
+    if (measured) {
         if (job_alloc(m, &jb))
             return -1;
         m->jobs[jb].t = t;
         m->jobs[jb].remaining = k;
     }
-    for (unsigned e = 0; e < k; e++) {
-        uint32_t s = (uint32_t)samp[chosen[e]];
-        uint32_t l = m->sv[s].len; /* a server chosen twice (with replacement) sees its first task */
-        if (measured)
-            storq_hist_add(&m->aql, (double)l);
-        if (m->track) {
-            uint32_t x;
-            if (node_alloc(m, &x))
-                return -1;
-            m->nodes[x].t = t;
-            m->nodes[x].job = jb;
-            m->nodes[x].next = NONE;
-            if (l == 0)
-                m->sv[s].head = x;
-            else
-                m->nodes[m->sv[s].tail].next = x;
-            m->sv[s].tail = x;
-        }
-        m->sv[s].len = l + 1;
-        if (smk_occ_up(&m->occ, (size_t)l + 1, t))
+    for (unsigned e = 0; e < k; e++)
+        if (enqueue(m, H, (uint32_t)samp[chosen[e]], t, measured, jb, ex, tr))
             return -1;
-        if (l == 0)
-            becomes_busy(m, s, t);
-    }
     return 0;
 }
 
-static void depart(sim *m, double t)
+/* Exponential service, rejection mode: a new candidate (a uniform server) in slot i of the FIFO,
+ * its record prefetched so that it is at hand when its turn comes. */
+static ALWAYS_INLINE void draw_cand(sim *m, unsigned i, const int tr)
+{
+    m->cand[i] = (uint32_t)storq_rng_below(&m->pick, m->n);
+    __builtin_prefetch(hdr_of(m, m->cand[i], tr), 1);
+}
+
+/* Exponential service, after the initial state and after an arrival: enter rejection mode once
+ * 2B >= n, drawing the first SMK_CANDIDATES candidates (the busy list is no longer kept). */
+static ALWAYS_INLINE void mode_after_arrival(sim *m, const int tr)
+{
+    if (!m->rmode && UNLIKELY(2 * (uint64_t)m->B >= m->n)) {
+        m->rmode = 1;
+        m->ch = 0;
+        for (unsigned i = 0; i < SMK_CANDIDATES; i++)
+            draw_cand(m, i, tr);
+    }
+}
+
+/* Exponential service, after a departure: leave rejection mode once 4B < n, rebuilding the busy
+ * list in increasing server id (the candidates drawn ahead are dropped). */
+static ALWAYS_INLINE void mode_after_departure(sim *m, const int tr)
+{
+    if (m->rmode && UNLIKELY(4 * (uint64_t)m->B < m->n)) {
+        uint32_t j = 0;
+        for (uint32_t s = 0; s < m->n; s++)
+            if (hdr_of(m, s, tr)->len > 0)
+                m->busy[j++] = s;
+        m->rmode = 0;
+    }
+}
+
+/* A measured task of job slot jb, arrived at ta, ends its service at t. */
+static ALWAYS_INLINE void task_done(sim *m, hists *H, double t, double ta, uint32_t jb)
+{
+    double soj = t - ta;
+    storq_hist_add(&H->soj, soj);
+    m->soj_sum += soj;
+    m->soj_count++;
+    if (jb == SINGLE) {
+        if (!m->dly_is_soj) {
+            storq_hist_add(&H->dly, soj);
+            m->dly_sum += soj;
+            m->dly_count++;
+        }
+        m->measured_left--;
+    } else if (--m->jobs[jb].remaining == 0) {
+        job *J = &m->jobs[jb];
+        double d = t - J->t;
+        storq_hist_add(&H->dly, d);
+        m->dly_sum += d;
+        m->dly_count++;
+        m->measured_left--;
+        J->remaining = m->jfree;
+        m->jfree = jb;
+        m->jlive--;
+    }
+}
+
+static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const int tr)
 {
     const smk_ctx *c = m->c;
-    uint32_t s;
-    if (c->service_exp)
-        s = m->busy[storq_rng_below(&m->serv, m->B)];
-    else
+    uint32_t s, idx = 0;
+    hdr *h;
+    if (!ex) {
         s = m->heap[0].s;
+        h = hdr_of(m, s, tr);
+    } else if (m->rmode) {
+        /* uniform servers, rejected while idle: uniform over the busy ones. Each candidate
+         * taken from the head of the FIFO is replaced at its tail by a new draw. The candidates
+         * are independent of everything else, so drawing them early changes nothing. */
+        do {
+            unsigned i = m->ch;
+            s = m->cand[i];
+            draw_cand(m, i, tr);
+            m->ch = (i + 1) % SMK_CANDIDATES;
+            h = hdr_of(m, s, tr);
+        } while (h->len == 0);
+    } else {
+        idx = (uint32_t)storq_rng_below(&m->pick, m->B);
+        s = m->busy[idx];
+        h = hdr_of(m, s, tr);
+    }
+    uint32_t l = h->len;
 
-    if (m->track) {
-        uint32_t x = m->sv[s].head;
-        node *nd = &m->nodes[x];
-        uint32_t jb = nd->job;
-        if (jb != NONE) {
-            double soj = t - nd->t;
-            storq_hist_add(&m->soj, soj);
-            m->soj_sum += soj;
-            m->soj_count++;
-            if (jb == SINGLE) {
-                storq_hist_add(&m->dly, soj);
-                m->dly_sum += soj;
-                m->dly_count++;
-                m->measured_left--;
-            } else if (--m->jobs[jb].remaining == 0) {
-                job *J = &m->jobs[jb];
-                double d = t - J->t;
-                storq_hist_add(&m->dly, d);
-                m->dly_sum += d;
-                m->dly_count++;
-                m->measured_left--;
-                J->remaining = m->jfree;
-                m->jfree = jb;
-                m->jlive--;
-            }
+    if (tr) {
+        srv *p = srv_of(m, s);
+        double ta = p->t[0];
+        uint32_t jb = p->job[0];
+        /* the inline tasks move up one slot (loads first, so that no memmove is called) */
+        double tt[SMK_INLINE - 1];
+        uint32_t jj[SMK_INLINE - 1];
+        for (int i = 0; i < SMK_INLINE - 1; i++) {
+            tt[i] = p->t[i + 1];
+            jj[i] = p->job[i + 1];
         }
-        m->sv[s].head = nd->next;
-        nd->next = m->nfree;
-        m->nfree = x;
-        m->nlive--;
+        for (int i = 0; i < SMK_INLINE - 1; i++) {
+            p->t[i] = tt[i];
+            p->job[i] = jj[i];
+        }
+        if (UNLIKELY(l > SMK_INLINE))
+            overflow_pop(m, p);
+        if (jb != NONE)
+            task_done(m, H, t, ta, jb);
     }
 
-    uint32_t l = m->sv[s].len;
     smk_occ_down(&m->occ, l, t);
-    m->sv[s].len = l - 1;
-    if (c->service_exp) {
-        if (l == 1) {
-            uint32_t p = m->sv[s].pos, last = m->busy[--m->B];
-            m->busy[p] = last;
-            m->sv[last].pos = p;
-        }
+    h->len = l - 1;
+    if (ex) {
+        m->B -= l == 1;
+        if (!m->rmode && l == 1)
+            m->busy[idx] = m->busy[m->B];
     } else if (l == 1) {
         hitem last = m->heap[--m->H];
         if (m->H > 0) {
@@ -303,9 +492,234 @@ static void depart(sim *m, double t)
     }
 }
 
+/* The L servers of the next arrival (ROUTING stream), their records prefetched. */
+static ALWAYS_INLINE void draw_sample(const sim *m, storq_rng *rout, uint64_t *samp, const int tr,
+                                      const int l2)
+{
+    const smk_ctx *c = m->c;
+    unsigned L = l2 ? 2 : c->L;
+    if (l2) {
+        storq_rng_sample_distinct_fast(rout, m->n, 2, samp);
+    } else if (c->with_replacement) {
+        for (unsigned j = 0; j < L; j++)
+            samp[j] = storq_rng_below(rout, m->n);
+    } else {
+        storq_rng_sample_distinct_fast(rout, m->n, L, samp);
+    }
+    for (unsigned j = 0; j < L; j++)
+        __builtin_prefetch(hdr_of(m, (uint32_t)samp[j], tr), 1);
+}
+
+/* ---- the event loop ---- */
+
+typedef struct loopio {
+    storq_rng arr, rout;
+    double xa[XBATCH]; /* the next inter-arrival times (ARRIVALS stream, in order) */
+    unsigned xi;
+    uint64_t *ring; /* RING samples of L servers */
+    uint64_t *lens, *scratch;
+    unsigned *chosen;
+    storq_record *rec;
+    uint64_t events;
+    double T; /* window length (steady) */
+} loopio;
+
+/* The next inter-arrival time. They are drawn in batches, away from the event loop, where the
+ * logarithms pipeline well; the values and their order are those of one draw at a time. */
+static ALWAYS_INLINE double next_interarrival(loopio *io, double arate)
+{
+    if (UNLIKELY(io->xi == XBATCH)) {
+        for (unsigned i = 0; i < XBATCH; i++)
+            io->xa[i] = storq_rng_exp(&io->arr, arate);
+        io->xi = 0;
+    }
+    return io->xa[io->xi++];
+}
+
+/* Exponential service: the next standard exponential of the departure clock, batched likewise. */
+static ALWAYS_INLINE double next_service_exp(sim *m)
+{
+    if (UNLIKELY(m->xsi == XBATCH)) {
+        for (unsigned i = 0; i < XBATCH; i++)
+            m->xs[i] = storq_rng_exp(&m->serv, 1.0);
+        m->xsi = 0;
+    }
+    return m->xs[m->xsi++];
+}
+
+/* ex: exponential service; tr: steady mode (FIFOs tracked); k1: k = 1; l2: L = 2 sampled without
+ * replacement, n >= 4. Constants in the specialised instances below, the actual values in the
+ * generic one. */
+static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr, const int k1,
+                                  const int l2)
+{
+    const smk_ctx *c = m->c;
+    const double arate = (double)c->n * c->lambda;
+    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
+    const double mu = c->mu;
+    uint64_t a = 0, events = 0;
+    size_t gj = 0;
+    double t = 0.0;
+    io->xi = XBATCH;
+    double ta = t + next_interarrival(io, arate);
+    double td = INFINITY;
+    if (ex) {
+        mode_after_arrival(m, tr);
+        m->xsi = XBATCH;
+        double E = next_service_exp(m);
+        if (m->B > 0)
+            td = t + E / (mu * (double)m->B);
+        else
+            m->Eidle = E;
+    }
+    const unsigned L = l2 ? 2 : c->L;
+    unsigned r = 0; /* the next arrival's servers are in ring slot r % RING */
+    for (unsigned j = 0; j < AHEAD; j++)
+        draw_sample(m, &io->rout, io->ring + (size_t)j * L, tr, l2);
+    hists H = {m->aql, m->soj, m->dly};
+    double aql_sum = 0, aql_min = 0, aql_max = 0, soj_sum = 0, soj_min = 0, soj_max = 0;
+    double dly_sum = 0, dly_min = 0, dly_max = 0;
+    if (tr) {
+        aql_sum = *H.aql.sum, aql_min = *H.aql.min, aql_max = *H.aql.max;
+        soj_sum = *H.soj.sum, soj_min = *H.soj.min, soj_max = *H.soj.max;
+        dly_sum = *H.dly.sum, dly_min = *H.dly.min, dly_max = *H.dly.max;
+        H.aql.sum = &aql_sum, H.aql.min = &aql_min, H.aql.max = &aql_max;
+        H.soj.sum = &soj_sum, H.soj.min = &soj_min, H.soj.max = &soj_max;
+        H.dly.sum = &dly_sum, H.dly.min = &dly_min, H.dly.max = &dly_max;
+    }
+    /* steady mode: the next arrival that begins or ends the window (a = warmup, a = total - 1) */
+    uint64_t mark = warmup;
+    int measured = 0, last = 0;
+
+    for (;;) {
+        double tdep = ex ? td : (m->H > 0 ? m->heap[0].t : INFINITY);
+        int is_dep = tdep < ta;
+        double te = is_dep ? tdep : ta;
+        if (tr) {
+            if (a == total && m->measured_left == 0)
+                break;
+        } else {
+            while (gj <= c->grid && smk_grid_time(c, gj) < te)
+                smk_record_grid(c, &m->occ, io->rec, gj++);
+            if (gj > c->grid)
+                break;
+        }
+        t = te;
+        uint32_t Bold = m->B;
+        if (is_dep) {
+            /* exponential service: the next departure time for both outcomes (B unchanged or one
+             * less) is computed before this departure's server is known, so that the division is
+             * off the path to the next event's choice */
+            double E = 0.0, td_same = 0.0, td_less = 0.0;
+            if (ex) {
+                E = next_service_exp(m);
+                td_same = t + E / (mu * (double)Bold);
+                td_less = t + E / (mu * (double)(Bold - 1)); /* unused if Bold = 1 */
+            }
+            depart(m, &H, t, ex, tr);
+            if (ex) {
+                mode_after_departure(m, tr);
+                if (UNLIKELY(m->B == 0)) {
+                    td = INFINITY;
+                    m->Eidle = E;
+                } else {
+                    td = select_double(m->B == Bold, td_same, td_less);
+                }
+            }
+        } else {
+            if (tr && UNLIKELY(a == mark)) {
+                if (a == warmup) {
+                    smk_occ_begin(&m->occ, t);
+                    measured = 1;
+                }
+                if (a == total - 1) {
+                    smk_occ_end(&m->occ, t);
+                    io->T = t - m->occ.t0;
+                    last = 1;
+                }
+                mark = a < total - 1 ? total - 1 : UINT64_MAX;
+            }
+            double ta_next = last ? INFINITY : t + next_interarrival(io, arate);
+            const uint64_t *samp = io->ring + (size_t)(r % RING) * L;
+            draw_sample(m, &io->rout, io->ring + (size_t)((r + AHEAD) % RING) * L, tr, l2);
+            r++;
+            /* k = 1: B can only grow by one; the rescaled residual computed ahead likewise */
+            double td_more = ex && k1 ? t + (td - t) * (double)Bold / (double)(Bold + 1) : 0.0;
+            if (arrive(m, &H, t, measured, samp, io->lens, io->scratch, io->chosen, ex, tr, k1, l2))
+                return -1;
+            a++;
+            ta = ta_next;
+            if (ex) {
+                uint32_t B = m->B;
+                mode_after_arrival(m, tr); /* acts only when B has grown */
+                if (UNLIKELY(Bold == 0))
+                    td = t + m->Eidle / (mu * (double)B);
+                else if (k1) /* B changed: the residual time scaled by Bold / B */
+                    td = select_double(B != Bold, td_more, td);
+                else
+                    td = select_double(B != Bold, t + (td - t) * (double)Bold / (double)B, td);
+            }
+        }
+        events++;
+    }
+    if (tr) {
+        *m->aql.sum = aql_sum, *m->aql.min = aql_min, *m->aql.max = aql_max;
+        *m->soj.sum = soj_sum, *m->soj.min = soj_min, *m->soj.max = soj_max;
+        *m->dly.sum = dly_sum, *m->dly.min = dly_min, *m->dly.max = dly_max;
+    }
+    io->events = events;
+    return 0;
+}
+
+static int loop_exp_steady_k1_l2(sim *m, loopio *io)
+{
+    return run_loop(m, io, 1, 1, 1, 1);
+}
+
+static int loop_exp_steady_k1(sim *m, loopio *io)
+{
+    return run_loop(m, io, 1, 1, 1, 0);
+}
+
+static int loop_exp_steady(sim *m, loopio *io)
+{
+    return run_loop(m, io, 1, 1, 0, 0);
+}
+
+static int loop_generic(sim *m, loopio *io)
+{
+    return run_loop(m, io, m->c->service_exp, m->track, m->c->k == 1, 0);
+}
+
+/* Whether two histograms have the same layout and the same contents: then adding the same values
+ * to both in the same order keeps them equal, so one can be copied to the other at the end. */
+static int hist_same(const storq_hist *a, const storq_hist *b)
+{
+    if (a->kind != b->kind || a->nbins != b->nbins || a->lo != b->lo || a->hi != b->hi ||
+        a->emin != b->emin || a->sub_bits != b->sub_bits || *a->sum != *b->sum ||
+        *a->min != *b->min || *a->max != *b->max)
+        return 0;
+    return memcmp(a->counts, b->counts, (a->nbins + 2) * sizeof *a->counts) == 0;
+}
+
+static void hist_copy(storq_hist *to, const storq_hist *from)
+{
+    memcpy(to->counts, from->counts, (from->nbins + 2) * sizeof *to->counts);
+    *to->sum = *from->sum;
+    *to->min = *from->min;
+    *to->max = *from->max;
+}
+
+/* The server records, zeroed, aligned to a cache line. */
+static void *records_alloc(sim *m, size_t bytes)
+{
+    m->raw = calloc(1, bytes + 64);
+    return m->raw ? (void *)(((uintptr_t)m->raw + 63) & ~(uintptr_t)63) : NULL;
+}
+
 static void sim_free(sim *m)
 {
-    free(m->sv);
+    free(m->raw);
     free(m->busy);
     free(m->heap);
     free(m->nodes);
@@ -324,16 +738,17 @@ int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record 
     m.track = c->mode == SMK_MODE_STEADY;
     size_t n = m.n;
     unsigned L = c->L;
+    size_t rsize = m.track ? sizeof(srv) : sizeof(hdr);
 
-    uint64_t *buf = malloc(sizeof *buf * 3 * L);
+    uint64_t *buf = malloc(sizeof *buf * (RING + 2) * L);
     unsigned *chosen = malloc(sizeof *chosen * c->k);
-    m.sv = calloc(n, sizeof *m.sv);
+    /* zeroed (every queue empty); steady records aligned to a cache line */
+    m.base = records_alloc(&m, n * rsize);
     if (c->service_exp)
         m.busy = malloc(n * sizeof *m.busy);
     else
         m.heap = malloc(n * sizeof *m.heap);
-    int bad = !buf || !chosen || !m.sv ||
-              (c->service_exp ? !m.busy : !m.heap);
+    int bad = !buf || !chosen || !m.base || (c->service_exp ? !m.busy : !m.heap);
     if (bad || smk_occ_init(&m.occ, c->n, c->levels + 1)) {
         free(buf);
         free(chosen);
@@ -341,20 +756,21 @@ int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record 
         return STORQ_RUNTIME_FAIL(err, "out of memory for %zu servers; --engine counts needs "
                                   "memory independent of n (exponential service)", n);
     }
-    uint64_t *samp = buf, *lens = buf + L, *scratch = buf + 2 * L;
-
-    storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
-    storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
+    loopio io = {.ring = buf, .lens = buf + RING * L, .scratch = buf + (RING + 1) * L,
+                 .chosen = chosen, .rec = rec};
+    io.arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
+    io.rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     m.serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+    m.pick = storq_rng_stream(key, STORQ_STREAM_EXTRA);
     if (m.track) {
         m.aql = storq_record_hist(rec, c->id_aql);
         m.soj = storq_record_hist(rec, c->id_sojourn);
         m.dly = storq_record_hist(rec, c->id_delay);
+        m.dly_is_soj = c->k == 1 && hist_same(&m.soj, &m.dly);
     }
 
     /* initial state (transient; steady runs start empty): server s holds #{i >= 1 : s < N_i}
      * tasks; busy servers enter the busy list (or draw their service) in server order */
-    double t = 0.0;
     if (c->mode == SMK_MODE_TRANSIENT && c->start_depth > 0) {
         size_t i = c->start_depth;
         if (smk_occ_grow(&m.occ, i + 1))
@@ -362,75 +778,49 @@ int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record 
         for (size_t s = 0; s < n; s++) {
             while (i > 0 && c->start_N[i] <= s)
                 i--;
-            m.sv[s].len = (uint32_t)i;
+            hdr_of(&m, (uint32_t)s, 0)->len = (uint32_t)i;
         }
         for (size_t j = 1; j <= c->start_depth; j++) {
             m.occ.N[j] = c->start_N[j];
             m.occ.Q += c->start_N[j];
         }
         m.occ.depth = c->start_depth + 1;
-        for (size_t s = 0; s < n; s++)
-            if (m.sv[s].len > 0)
-                becomes_busy(&m, (uint32_t)s, 0.0);
+        for (size_t s = 0; s < n; s++) {
+            if (hdr_of(&m, (uint32_t)s, 0)->len == 0)
+                continue;
+            if (c->service_exp) /* the next departure is drawn once the list is complete */
+                m.busy[m.B++] = (uint32_t)s;
+            else
+                heap_push(&m, (uint32_t)s, storq_dist_sample(&c->service, &m.serv));
+        }
     }
 
-    const double arate = (double)c->n * c->lambda;
-    const int steady = c->mode == SMK_MODE_STEADY;
-    const uint64_t total = c->warmup + c->arrivals;
-    uint64_t a = 0, events = 0;
-    size_t gj = 0;
-    double T = 0.0;
     m.measured_left = c->arrivals;
-    double ta = t + storq_rng_exp(&arr, arate);
-    double td = INFINITY;
-    if (c->service_exp && m.B > 0)
-        td = t + storq_rng_exp(&m.serv, c->mu * (double)m.B);
+    int rc;
+    if (c->service_exp && m.track && c->k == 1 && c->L == 2 && !c->with_replacement && n >= 4)
+        rc = loop_exp_steady_k1_l2(&m, &io);
+    else if (c->service_exp && m.track && c->k == 1)
+        rc = loop_exp_steady_k1(&m, &io);
+    else if (c->service_exp && m.track)
+        rc = loop_exp_steady(&m, &io);
+    else
+        rc = loop_generic(&m, &io);
+    if (rc)
+        goto oom;
 
-    for (;;) {
-        double tdep = c->service_exp ? td : (m.H > 0 ? m.heap[0].t : INFINITY);
-        int is_dep = tdep < ta;
-        double te = is_dep ? tdep : ta;
-        if (steady) {
-            if (a == total && m.measured_left == 0)
-                break;
-        } else {
-            while (gj <= c->grid && smk_grid_time(c, gj) < te)
-                smk_record_grid(c, &m.occ, rec, gj++);
-            if (gj > c->grid)
-                break;
+    if (m.track) {
+        if (m.dly_is_soj) {
+            hist_copy(&m.dly, &m.soj);
+            m.dly_sum = m.soj_sum;
+            m.dly_count = m.soj_count;
         }
-        t = te;
-        if (is_dep) {
-            depart(&m, t);
-        } else {
-            int measured = 0;
-            if (steady) {
-                if (a == c->warmup)
-                    smk_occ_begin(&m.occ, t);
-                if (a == total - 1) {
-                    smk_occ_end(&m.occ, t);
-                    T = t - m.occ.t0;
-                }
-                measured = a >= c->warmup;
-            }
-            if (arrive(&m, t, measured, &rout, samp, lens, scratch, chosen))
-                goto oom;
-            a++;
-            ta = (!steady || a < total) ? t + storq_rng_exp(&arr, arate) : INFINITY;
-        }
-        events++;
-        if (c->service_exp)
-            td = m.B > 0 ? t + storq_rng_exp(&m.serv, c->mu * (double)m.B) : INFINITY;
-    }
-
-    if (steady) {
-        smk_record_steady(c, &m.occ, T, rec);
+        smk_record_steady(c, &m.occ, io.T, rec);
         storq_record_scalar(rec, c->id_msojourn, m.soj_sum / (double)m.soj_count);
         storq_record_scalar(rec, c->id_mdelay, m.dly_sum / (double)m.dly_count);
     }
-    rec->events = events;
+    rec->events = io.events;
     if (mem) {
-        mem->bytes_servers = n * sizeof *m.sv +
+        mem->bytes_servers = n * rsize +
                              (c->service_exp ? n * sizeof *m.busy : n * sizeof *m.heap);
         mem->bytes_tasks = (size_t)m.ncap * sizeof(node);
         mem->bytes_jobs = (size_t)m.jcap * sizeof(job);

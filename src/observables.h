@@ -123,11 +123,11 @@ static inline void storq_hist_add(storq_hist *h, double x)
     } else if (h->kind == STORQ_HIST_INT) {
         bin = (size_t)x + 1;
     } else {
+        /* x > 0, so bits >> (52 - sub_bits) is (biased exponent << sub_bits) | the leading
+         * sub_bits mantissa bits: bin = ((exponent - emin) << sub_bits) + those bits + 1 */
         uint64_t bits;
         memcpy(&bits, &x, sizeof bits);
-        int e = (int)((bits >> 52) & 0x7ff) - 1023;
-        uint64_t frac = (bits >> (52 - h->sub_bits)) & ((1u << h->sub_bits) - 1);
-        bin = ((size_t)(e - h->emin) << h->sub_bits) + (size_t)frac + 1;
+        bin = (size_t)(bits >> (52 - h->sub_bits)) - ((size_t)(1023 + h->emin) << h->sub_bits) + 1;
     }
     h->counts[bin]++;
     *h->sum += x;

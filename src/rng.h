@@ -111,4 +111,22 @@ static inline double storq_rng_exp(storq_rng *rng, double rate)
     return -log(storq_rng_uniform_pos(rng)) / rate;
 }
 
+/* storq_rng_sample_distinct with the common case L = 2, n >= 4 inline (no call): the same draws and
+ * the same output as the general function (there: sequential draws rejecting duplicates, since
+ * L <= n/2); every other case calls it. */
+static inline void storq_rng_sample_distinct_fast(storq_rng *rng, uint64_t n, unsigned L,
+                                                  uint64_t *out)
+{
+    if (L == 2 && n >= 4) {
+        uint64_t a = storq_rng_below(rng, n), b;
+        do
+            b = storq_rng_below(rng, n);
+        while (b == a);
+        out[0] = a;
+        out[1] = b;
+    } else {
+        storq_rng_sample_distinct(rng, n, L, out);
+    }
+}
+
 #endif

@@ -8,8 +8,11 @@
  * by scanning every server before every event (O(n)), chooses the k shortest by a full stable
  * insertion sort, finds non-exponential departures by scanning every busy server for the least
  * completion time (lowest server id on exact ties), and keeps the busy list with the same
- * append / swap-remove rule (found by a linear search). The counts reference does the same on the
- * vector N_i, mapping ranks to lengths by a linear scan. */
+ * append / swap-remove rule (found by a linear search). For exponential service it follows the
+ * kernel's rules for the departure clock (standard exponentials, residual rescaled when the number
+ * of busy servers changes) and for the departing server (busy list, or uniform candidates
+ * rejected while idle when at least half the servers are busy), written out plainly. The counts
+ * reference does the same on the vector N_i, mapping ranks to lengths by a linear scan. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +207,7 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
     storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
     storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+    storq_rng pick = storq_rng_stream(key, STORQ_STREAM_EXTRA); /* exp: the departing server */
 
     long *q = calloc((size_t)n, sizeof *q);
     rtask **fifo = calloc((size_t)n, sizeof *fifo);
@@ -244,8 +248,28 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
     long soj_n = 0, del_n = 0;
     double ta = t + storq_rng_exp(&arr, (double)n * cf->lambda);
     double td = INFINITY;
-    if (sv.is_exp && B > 0)
-        td = t + storq_rng_exp(&serv, sv.mu * (double)B);
+    /* Exponential service, which server departs (EXTRA stream): while fewer than half the servers
+     * are busy, busy[below(B)] ("list mode"); once 2B >= n, the first busy one in a sequence of
+     * uniform candidates below(n), SMK_CANDIDATES of them drawn ahead (on entering the mode, then
+     * one for each candidate taken); until 4B < n, when the candidates drawn ahead are dropped and
+     * the busy list is rebuilt in increasing server id. */
+    int rmode = 0;
+    long cands[SMK_CANDIDATES];
+    if (sv.is_exp && 2 * B >= n) {
+        rmode = 1;
+        for (int i = 0; i < SMK_CANDIDATES; i++)
+            cands[i] = (long)storq_rng_below(&pick, (uint64_t)n);
+    }
+    /* The departure clock of exponential service runs on standard exponentials E (SERVICE
+     * stream): one drawn at the start and one at each departure; the next departure comes
+     * E / (mu B) later, B counted after the event, or, when B = 0, that long after the arrival
+     * that ends the idle period. */
+    double E = 0.0;
+    if (sv.is_exp) {
+        E = storq_rng_exp(&serv, 1.0);
+        if (B > 0)
+            td = t + E / (sv.mu * (double)B);
+    }
 
     for (;;) {
         /* occupancy by a full scan */
@@ -291,12 +315,21 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
             tprev = te;
         }
         t = te;
+        long B_before = B;
         if (is_dep) {
-            long s;
+            long s = dep_server;
             if (sv.is_exp)
-                s = busy[storq_rng_below(&serv, (uint64_t)B)];
-            else
-                s = dep_server;
+                E = storq_rng_exp(&serv, 1.0);
+            if (sv.is_exp && rmode) {
+                do {
+                    s = cands[0];
+                    for (int i = 1; i < SMK_CANDIDATES; i++)
+                        cands[i - 1] = cands[i];
+                    cands[SMK_CANDIDATES - 1] = (long)storq_rng_below(&pick, (uint64_t)n);
+                } while (q[s] == 0);
+            } else if (sv.is_exp) {
+                s = busy[storq_rng_below(&pick, (uint64_t)B)];
+            }
             if (!cf->transient) {
                 rtask x = fifo[s][fhead[s]++];
                 if (x.job >= 0) {
@@ -313,13 +346,14 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
             }
             q[s]--;
             if (sv.is_exp) {
-                if (q[s] == 0) {
+                if (q[s] == 0 && !rmode) {
                     long p = 0;
                     while (busy[p] != s)
                         p++;
                     busy[p] = busy[B - 1];
-                    B--;
                 }
+                if (q[s] == 0)
+                    B--;
             } else if (q[s] > 0) {
                 comp[s] = t + storq_dist_sample(&sv.d, &serv);
             }
@@ -375,10 +409,13 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
                 }
                 q[s]++;
                 if (q[s] == 1) {
-                    if (sv.is_exp)
-                        busy[B++] = s;
-                    else
+                    if (sv.is_exp) {
+                        if (!rmode)
+                            busy[B] = s;
+                        B++;
+                    } else {
                         comp[s] = t + storq_dist_sample(&sv.d, &serv);
+                    }
                 }
             }
             a++;
@@ -386,8 +423,29 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
                                               : INFINITY;
         }
         r->events++;
-        if (sv.is_exp)
-            td = B > 0 ? t + storq_rng_exp(&serv, sv.mu * (double)B) : INFINITY;
+        if (sv.is_exp) {
+            /* Mode switches and the next candidates, then the departure clock: E / (mu B) after a
+             * departure or when the first server becomes busy; after an arrival that changes B
+             * the pending residual time is scaled by B_before / B, which leaves it Exp(mu B)
+             * (memoryless); otherwise it is kept. */
+            if (is_dep && rmode && 4 * B < n) {
+                rmode = 0;
+                B = 0;
+                for (long s = 0; s < n; s++)
+                    if (q[s] > 0)
+                        busy[B++] = s;
+            } else if (!is_dep && B != B_before && !rmode && 2 * B >= n) {
+                rmode = 1;
+                for (int i = 0; i < SMK_CANDIDATES; i++)
+                    cands[i] = (long)storq_rng_below(&pick, (uint64_t)n);
+            }
+            if (is_dep || B_before == 0) {
+                td = B > 0 ? t + E / (sv.mu * (double)B) : INFINITY;
+            } else if (B != B_before) {
+                double residual = td - t;
+                td = t + residual * (double)B_before / (double)B;
+            }
+        }
     }
     if (!cf->transient) {
         r->msoj = soj_sum / (double)soj_n;
@@ -671,6 +729,8 @@ static void run_case(const config *cf, uint64_t replication)
             CHECK_EQ_U64(diffs, 0);
             CHECK(rec.minmax[d->minmax_offset] == refrec.minmax[d->minmax_offset]);
             CHECK(rec.minmax[d->minmax_offset + 1] == refrec.minmax[d->minmax_offset + 1]);
+            /* the histogram's sum of values */
+            CHECK(close_rel(rec.values[d->value_offset], refrec.values[d->value_offset], 0.0));
         }
         if (!cf->counts) {
             const storq_obs_def *d1 = storq_obs_find(&obs, "mean_task_sojourn");
@@ -766,7 +826,7 @@ int main(void)
         long n;
         int L, k;
     } shapes[] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {2, 2, 2}, {7, 3, 1}, {7, 3, 2},
-                  {7, 5, 5}, {50, 2, 1}, {50, 4, 2}, {50, 10, 3}, {50, 40, 20}};
+                  {7, 5, 5}, {8, 2, 1}, {50, 2, 1}, {50, 4, 2}, {50, 10, 3}, {50, 40, 20}};
     size_t nshapes = sizeof shapes / sizeof shapes[0];
 
     for (size_t si = 0; si < nshapes; si++) {
