@@ -12,7 +12,12 @@ done
 targs=(run supermarket --n 200 --L 2 --k 1 --lambda 0.9 --mode transient --horizon 5 --grid 10 --engine servers,counts -r 5 --seed 3 --quiet)
 OMP_NUM_THREADS=1 mpirun -np 1 "$storq" "${targs[@]}" -o "$work/t1.h5"
 OMP_NUM_THREADS=2 mpirun -np 3 "$storq" "${targs[@]}" -o "$work/t3.h5"
+# The cluster model, coupled policies, both regimes (m = 4 puts the larger files in the linear one).
+cargs=(run cluster --m 4,50 --lambda 0.5 --size uniform:1,6 --coding plus:1 --warmup 1000 --arrivals 20000 -r 5 --seed 8 --quiet)
+OMP_NUM_THREADS=1 mpirun -np 1 "$storq" "${cargs[@]}" -o "$work/c1.h5"
+OMP_NUM_THREADS=2 mpirun -np 3 "$storq" "${cargs[@]}" -o "$work/c3.h5"
 status=0
+"$python" "$here/compare_h5.py" "$work/c1.h5" "$work/c3.h5" || status=1
 for f in r1t2 r2t1 r2t2 r3t1 r3t2; do
   "$python" "$here/compare_h5.py" "$work/r1t1.h5" "$work/$f.h5" || status=1
 done
