@@ -30,6 +30,7 @@ enum { CL_CODE_NONE, CL_CODE_PLUS, CL_CODE_RATE, CL_CODE_TIMES };
 
 typedef struct cl_ids {
     int delay, mean, cmean, ccount, wfound, ccdf, util, diff;
+    int chist0; /* the delay histogram of size class j has id chist0 + j */
 } cl_ids;
 
 typedef struct cl_ctx {
@@ -569,6 +570,22 @@ static int cl_declare(void *vctx, storq_observables *obs, storq_error *err)
                                           "k", axis, err);
         if ((rc = declared(id->ccount, err)))
             break;
+        for (size_t j = 0; j < c->nclass && !rc; j++) {
+            char cname[STORQ_NAME_MAX];
+            snprintf(cname, sizeof cname, "%s_delay_class_%lld", P, (long long)c->class_lo[j]);
+            if (j + 1 < c->nclass)
+                snprintf(desc, sizeof desc, "%s: delay of the measured requests of %lld to %lld "
+                         "chunks", P, (long long)c->class_lo[j], (long long)c->class_lo[j + 1] - 1);
+            else
+                snprintf(desc, sizeof desc, "%s: delay of the measured requests of %lld chunks "
+                         "or more", P, (long long)c->class_lo[j]);
+            int hid = storq_declare_hist_loglin(obs, cname, "time", desc, 1e-6, 1e9, 7, err);
+            if (j == 0)
+                id->chist0 = hid;
+            rc = declared(hid, err);
+        }
+        if (rc)
+            break;
         snprintf(desc, sizeof desc,
                  "%s: workload W(i)/mu a measured request finds at each server it asks blocks of",
                  P);
@@ -724,6 +741,7 @@ static inline void cl_sift_down(const cl_work *w, uint32_t *h, size_t n, size_t 
 
 typedef struct cl_acc {
     storq_hist delay, wfound;
+    storq_hist *chist; /* per size class */
     double sum;
     double *csum;
     uint64_t *ccnt;
@@ -747,10 +765,11 @@ static int cl_replicate(const void *vctx, const storq_stream_key *key, storq_rec
     double *V = calloc((size_t)m * (size_t)np, sizeof *V);
     double *cbuf = calloc((size_t)np * c->nclass, sizeof *cbuf);
     uint64_t *cnbuf = calloc((size_t)np * c->nclass, sizeof *cnbuf);
+    storq_hist *chbuf = calloc((size_t)np * c->nclass, sizeof *chbuf);
     cl_work w = {0};
     cl_acc acc[CL_NPOL_MAX];
     int rc = STORQ_OK;
-    if (!V || !cbuf || !cnbuf) {
+    if (!V || !cbuf || !cnbuf || !chbuf) {
         rc = STORQ_RUNTIME_FAIL(err, "out of memory (%llu servers)", (unsigned long long)m);
         goto done;
     }
@@ -760,6 +779,9 @@ static int cl_replicate(const void *vctx, const storq_stream_key *key, storq_rec
         acc[pi].wfound = storq_record_hist(rec, c->id[pi].wfound);
         acc[pi].csum = cbuf + (size_t)pi * c->nclass;
         acc[pi].ccnt = cnbuf + (size_t)pi * c->nclass;
+        acc[pi].chist = chbuf + (size_t)pi * c->nclass;
+        for (size_t j = 0; j < c->nclass; j++)
+            acc[pi].chist[j] = storq_record_hist(rec, c->id[pi].chist0 + (int)j);
     }
 
     const uint64_t total = c->warmup + c->arrivals;
@@ -904,6 +926,7 @@ static int cl_replicate(const void *vctx, const storq_stream_key *key, storq_rec
                 size_t ci = cl_class_of(c, k);
                 A->csum[ci] += D;
                 A->ccnt[ci]++;
+                storq_hist_add(&A->chist[ci], D);
                 size_t lo = 0, hi = CL_NGRID; /* number of grid points below D */
                 while (lo < hi) {
                     size_t mid = (lo + hi) / 2;
@@ -956,6 +979,7 @@ done:
     free(V);
     free(cbuf);
     free(cnbuf);
+    free(chbuf);
     return rc;
 }
 

@@ -46,13 +46,17 @@ echo "submitted job $job"
 for _ in $(seq 1 600); do grep -q "^point " long.log 2>/dev/null && break; sleep 0.2; done
 grep -q "^point " long.log || { echo "FAIL: the long job finished no point"; cat long.log; exit 1; }
 scancel --signal=USR1 --batch "$job"
-for _ in $(seq 1 600); do
+for _ in $(seq 1 240); do
   state=$(squeue -h -j "$job" -o %T 2>/dev/null)
   [ -f long.h5 ] && [ -z "$state" ] && break
-  # Slurm holds a requeued job for a while (BeginTime); a test need not wait for that.
-  [ "$state" = PENDING ] && scontrol update JobId="$job" StartTime=now 2>/dev/null
+  # Slurm holds a requeued job for a while (BeginTime, or a hold); a test need not wait for that.
+  if [ "$state" = PENDING ]; then
+    scontrol release "$job" 2>/dev/null
+    scontrol update JobId="$job" StartTime=now 2>/dev/null
+  fi
   sleep 1
 done
+[ -f long.h5 ] || { echo "FAIL: the requeued job did not finish in 240 s"; scontrol show job "$job"; }
 cat long.log
 grep -q "requeueing" long.log || { echo "FAIL: the job did not see the stop signal"; exit 1; }
 [ -f long.h5 ] && [ ! -f long.h5.partial ] || { echo "FAIL: the requeued job did not complete long.h5"; exit 1; }

@@ -222,6 +222,20 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
         hw[p] = storq_record_hist(rec, (int)(dwf[p] - obs->defs));
     }
     const size_t ncl = dcm[0]->length;
+    /* the per-class delay histograms, found by name from the class axis */
+    storq_hist *hcl = malloc((size_t)np * ncl * sizeof *hcl);
+    for (int p = 0; p < np; p++) {
+        const char *P = pol[p] == BR ? "BR" : pol[p] == BS ? "BS" : "WF";
+        for (size_t j = 0; j < ncl; j++) {
+            snprintf(nm, sizeof nm, "%s_delay_class_%lld", P, (long long)dcm[0]->axis[j]);
+            const storq_obs_def *h = storq_obs_find(obs, nm);
+            if (!h) {
+                fprintf(stderr, "no observable %s\n", nm);
+                abort();
+            }
+            hcl[p * ncl + j] = storq_record_hist(rec, (int)(h - obs->defs));
+        }
+    }
     const double *clo = dcm[0]->axis, *xg = dccdf[0]->axis;
     const size_t ng = dccdf[0]->length;
 
@@ -348,6 +362,7 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
                         ci = j;
                 csum[p * ncl + ci] += D;
                 ccnt[p * ncl + ci] += 1;
+                storq_hist_add(&hcl[p * ncl + ci], D);
                 for (size_t j = 0; j < ng; j++)
                     if (D > xg[j])
                         above[p * ng + j] += 1;
@@ -385,6 +400,7 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
     free(sum);
     free(csum);
     free(ccnt);
+    free(hcl);
     free(above);
     storq_ddist_free(&size);
     storq_dist_free(&cd);
