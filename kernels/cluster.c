@@ -1063,14 +1063,6 @@ static int cl_theory(const void *vctx, storq_theory *out, storq_error *err)
         kmean[i] = cl_product_form_mean(&cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist);
         mean += c->qw[i] * kmean[i];
     }
-    for (int j = 0; j < CL_NGRID; j++) {
-        double s = 0.0;
-        for (size_t i = 0; i < c->nq; i++)
-            s += c->qw[i] *
-                 cl_product_form_cdf(&cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
-                                     c->xgrid[j]);
-        pf[j] = 1.0 - s;
-    }
     for (size_t j = 0; j < c->nclass; j++)
         cmean[j] = cw[j] = 0.0;
     for (size_t i = 0; i < c->nq; i++) {
@@ -1078,6 +1070,35 @@ static int cl_theory(const void *vctx, storq_theory *out, storq_error *err)
         cmean[ci] += c->qw[i] * kmean[i];
         cw[ci] += c->qw[i];
     }
+    /* the mixture CCDF, and per size class (row j: P(D > x) given k in class j) */
+    double *ccls = calloc(c->nclass * CL_NGRID, sizeof *ccls);
+    if (!ccls) {
+        rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+        goto done;
+    }
+    for (int j = 0; j < CL_NGRID; j++) {
+        double s = 0.0;
+        for (size_t i = 0; i < c->nq; i++) {
+            double F = cl_product_form_cdf(&cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
+                                           c->xgrid[j]);
+            s += c->qw[i] * F;
+            ccls[cl_class_of(c, c->qk[i]) * CL_NGRID + (size_t)j] += c->qw[i] * F;
+        }
+        pf[j] = 1.0 - s;
+    }
+    for (size_t ci = 0; ci < c->nclass; ci++)
+        for (int j = 0; j < CL_NGRID; j++)
+            ccls[ci * CL_NGRID + (size_t)j] =
+                cw[ci] > 0 ? 1.0 - ccls[ci * CL_NGRID + (size_t)j] / cw[ci] : NAN;
+    rc = storq_theory_add(out, "product_form_class_ccdf", "1",
+                          "product-form P(D > x) per size class: row j (a class, axis of "
+                          "class_mean_delay) on the delay_ccdf x grid (columns); an upper bound "
+                          "for BR's CCDF of that class",
+                          cl_grid_name(c, "delay_ccdf", gname, sizeof gname), ccls,
+                          c->nclass * CL_NGRID, err);
+    free(ccls);
+    if (rc)
+        goto done;
     for (size_t j = 0; j < c->nclass; j++)
         cmean[j] = cw[j] > 0 ? cmean[j] / cw[j] : NAN;
     char desc[512];
