@@ -127,6 +127,33 @@ int64_t storq_param_int(const storq_params *p, const char *name) { return lookup
 double storq_param_real(const storq_params *p, const char *name) { return lookup(p, name)->r; }
 const char *storq_param_string(const storq_params *p, const char *name) { return lookup(p, name)->s; }
 
+int storq_params_defaults(storq_params *p, const storq_model *model, storq_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->model = model;
+    p->n = storq_param_count(model->params);
+    p->v = calloc(p->n ? p->n : 1, sizeof *p->v);
+    if (!p->v)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t i = 0; i < p->n; i++)
+        STORQ_TRY(storq_param_parse(&model->params[i], model->params[i].def, &p->v[i], err));
+    return STORQ_OK;
+}
+
+int storq_params_set(storq_params *p, const char *name, const char *text, storq_error *err)
+{
+    size_t i;
+    const storq_param_def *d = storq_param_find(p->model->params, name, &i);
+    if (!d)
+        return storq_fail(err, STORQ_ERR_USAGE, "--%s: not a parameter of model '%s'", name,
+                          p->model->name);
+    storq_param_value v;
+    STORQ_TRY(storq_param_parse(d, text, &v, err));
+    free(p->v[i].s);
+    p->v[i] = v;
+    return STORQ_OK;
+}
+
 int storq_params_copy(storq_params *dst, const storq_params *src, storq_error *err)
 {
     *dst = *src;

@@ -56,6 +56,11 @@ int64_t storq_param_int(const storq_params *p, const char *name);
 double storq_param_real(const storq_params *p, const char *name);
 const char *storq_param_string(const storq_params *p, const char *name);
 
+/* Every parameter of model at its default (a starting point for tests, benchmarks and tools). */
+int storq_params_defaults(storq_params *p, const struct storq_model *model, storq_error *err);
+/* Set one parameter by name from its text (type and range checked, as on the command line). */
+int storq_params_set(storq_params *p, const char *name, const char *text, storq_error *err);
+
 int storq_params_copy(storq_params *dst, const storq_params *src, storq_error *err);
 void storq_params_free(storq_params *p);
 

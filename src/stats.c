@@ -44,3 +44,43 @@ double storq_t_quantile(double level, size_t df)
     }
     return 0.5 * (lo + hi);
 }
+
+/* Regularised upper incomplete gamma Q(a, x): series below a + 1, Lentz's continued fraction
+ * above (where Q can be tiny and must be computed directly, not as 1 - P). */
+static double gamma_q(double a, double x)
+{
+    if (x <= 0)
+        return 1;
+    double lpre = a * log(x) - x - lgamma(a);
+    if (x < a + 1) {
+        double term = 1 / a, sum = term;
+        for (int n = 1; n < 100000 && term > sum * 1e-17; n++) {
+            term *= x / (a + n);
+            sum += term;
+        }
+        return 1 - sum * exp(lpre);
+    }
+    double b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
+    for (int i = 1; i < 100000; i++) {
+        double an = -i * (i - a);
+        b += 2;
+        d = an * d + b;
+        if (fabs(d) < 1e-300)
+            d = 1e-300;
+        c = b + an / c;
+        if (fabs(c) < 1e-300)
+            c = 1e-300;
+        d = 1 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < 1e-16)
+            break;
+    }
+    return exp(lpre) * h;
+}
+
+/* P(chi-square with df degrees of freedom > x). */
+double storq_chi2_sf(double x, int df)
+{
+    return gamma_q(df / 2.0, x / 2.0);
+}

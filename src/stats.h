@@ -9,4 +9,7 @@ double storq_t_abs_cdf(double t, size_t df);
 /* The two-sided quantile: t such that P(|T| < t) = level (e.g. 0.95). INFINITY when df == 0. */
 double storq_t_quantile(double level, size_t df);
 
+/* P(X > x) for X chi-square with df degrees of freedom (regularised upper incomplete gamma). */
+double storq_chi2_sf(double x, int df);
+
 #endif

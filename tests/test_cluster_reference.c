@@ -48,15 +48,8 @@ typedef struct kernel_run {
 
 static void setp(storq_params *p, const char *name, const char *text)
 {
-    size_t i;
-    const storq_param_def *d = storq_param_find(p->model->params, name, &i);
     storq_error e = {0};
-    if (!d) {
-        fprintf(stderr, "no parameter %s\n", name);
-        abort();
-    }
-    free(p->v[i].s);
-    if (storq_param_parse(d, text, &p->v[i], &e)) {
+    if (storq_params_set(p, name, text, &e)) {
         fprintf(stderr, "%s\n", e.msg);
         abort();
     }
@@ -66,13 +59,10 @@ static int kernel_setup(kernel_run *r, const config *cf)
 {
     memset(r, 0, sizeof *r);
     storq_params *p = &r->p;
-    p->model = &storq_model_cluster;
-    p->n = storq_param_count(p->model->params);
-    p->v = calloc(p->n, sizeof *p->v);
-    for (size_t i = 0; i < p->n; i++) {
-        storq_error e = {0};
-        if (storq_param_parse(&p->model->params[i], p->model->params[i].def, &p->v[i], &e))
-            abort();
+    storq_error de = {0};
+    if (storq_params_defaults(p, &storq_model_cluster, &de)) {
+        fprintf(stderr, "defaults: %s\n", de.msg);
+        abort();
     }
     char buf[64];
     snprintf(buf, sizeof buf, "%ld", cf->m);

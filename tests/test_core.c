@@ -136,6 +136,17 @@ static void test_params(void)
     CHECK(storq_param_parse(&defs[2], "c", &v, &err) == STORQ_ERR_USAGE);
     err.code = 0;
 
+    /* Defaults and set-by-name, as tests and benchmarks build their points. */
+    const storq_model *sm = storq_model_find("supermarket");
+    storq_params pp;
+    CHECK(sm && storq_params_defaults(&pp, sm, &err) == 0);
+    CHECK(storq_params_set(&pp, "n", "77", &err) == 0 && storq_param_int(&pp, "n") == 77);
+    CHECK(storq_params_set(&pp, "nosuch", "1", &err) == STORQ_ERR_USAGE);
+    err.code = 0;
+    CHECK(storq_params_set(&pp, "n", "0", &err) == STORQ_ERR_USAGE && storq_param_int(&pp, "n") == 77);
+    err.code = 0;
+    storq_params_free(&pp);
+
     char **vals;
     size_t nv;
     CHECK(storq_split_values(&defs[0], "10, 20 30", &vals, &nv, &err) == 0 && nv == 3);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "stats.h"
 #include "distribution.h"
 
 #define N 1000000
@@ -25,45 +26,12 @@ static double *xs; /* N samples */
 
 /* ---------------------------------------------------------------- statistics helpers */
 
-/* Regularised upper incomplete gamma Q(a, x) (series below a + 1, continued fraction above). */
-static double gamma_q(double a, double x)
-{
-    if (x <= 0)
-        return 1;
-    double lpre = a * log(x) - x - lgamma(a);
-    if (x < a + 1) {
-        double term = 1 / a, sum = term;
-        for (int n = 1; n < 100000 && term > sum * 1e-17; n++) {
-            term *= x / (a + n);
-            sum += term;
-        }
-        return 1 - sum * exp(lpre);
-    }
-    double b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
-    for (int i = 1; i < 100000; i++) {
-        double an = -i * (i - a);
-        b += 2;
-        d = an * d + b;
-        if (fabs(d) < 1e-300)
-            d = 1e-300;
-        c = b + an / c;
-        if (fabs(c) < 1e-300)
-            c = 1e-300;
-        d = 1 / d;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-16)
-            break;
-    }
-    return exp(lpre) * h;
-}
-
 static double chi2_pvalue(const double *obs, const double *expct, int cells)
 {
     double x = 0;
     for (int i = 0; i < cells; i++)
         x += (obs[i] - expct[i]) * (obs[i] - expct[i]) / expct[i];
-    return gamma_q((cells - 1) / 2.0, x / 2.0);
+    return storq_chi2_sf(x, cells - 1);
 }
 
 static storq_rng stream(uint64_t point)

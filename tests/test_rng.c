@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "stats.h"
 #include "rng.h"
 
 #define ALPHA 1e-6
@@ -17,53 +18,13 @@ static storq_u128 u128(uint64_t hi, uint64_t lo)
     return ((storq_u128)hi << 64) | lo;
 }
 
-/* Regularised upper incomplete gamma Q(a, x): series below a + 1, Lentz's continued fraction
- * above (where Q can be tiny and must be computed directly, not as 1 - P). */
-static double gamma_q(double a, double x)
-{
-    if (x <= 0)
-        return 1;
-    double lpre = a * log(x) - x - lgamma(a);
-    if (x < a + 1) {
-        double term = 1 / a, sum = term;
-        for (int n = 1; n < 100000 && term > sum * 1e-17; n++) {
-            term *= x / (a + n);
-            sum += term;
-        }
-        return 1 - sum * exp(lpre);
-    }
-    double b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
-    for (int i = 1; i < 100000; i++) {
-        double an = -i * (i - a);
-        b += 2;
-        d = an * d + b;
-        if (fabs(d) < 1e-300)
-            d = 1e-300;
-        c = b + an / c;
-        if (fabs(c) < 1e-300)
-            c = 1e-300;
-        d = 1 / d;
-        double del = d * c;
-        h *= del;
-        if (fabs(del - 1) < 1e-16)
-            break;
-    }
-    return exp(lpre) * h;
-}
-
-/* P(chi-square with df degrees of freedom > x). */
-static double chi2_sf(double x, int df)
-{
-    return gamma_q(df / 2.0, x / 2.0);
-}
-
 /* Chi-square p-value of observed counts against expected counts (same total). */
 static double chi2_pvalue(const uint64_t *obs, const double *expct, int cells)
 {
     double x = 0;
     for (int i = 0; i < cells; i++)
         x += ((double)obs[i] - expct[i]) * ((double)obs[i] - expct[i]) / expct[i];
-    return chi2_sf(x, cells - 1);
+    return storq_chi2_sf(x, cells - 1);
 }
 
 static double chi2_uniform_pvalue(const uint64_t *obs, int cells)
@@ -84,13 +45,13 @@ static void test_chi2_helper(void)
     static const double xs[] = {0.01, 0.5, 3, 10, 23.928127, 40, 80};
     for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
         double x = xs[i], h = x / 2, e = exp(-h);
-        CHECK_NEAR(chi2_sf(x, 1) / erfc(sqrt(h)), 1, 1e-9);
-        CHECK_NEAR(chi2_sf(x, 2) / e, 1, 1e-9);
-        CHECK_NEAR(chi2_sf(x, 3) / (erfc(sqrt(h)) + sqrt(2 * x / M_PI) * e), 1, 1e-9);
-        CHECK_NEAR(chi2_sf(x, 10) / (e * (1 + h + h * h / 2 + h * h * h / 6 + h * h * h * h / 24)),
+        CHECK_NEAR(storq_chi2_sf(x, 1) / erfc(sqrt(h)), 1, 1e-9);
+        CHECK_NEAR(storq_chi2_sf(x, 2) / e, 1, 1e-9);
+        CHECK_NEAR(storq_chi2_sf(x, 3) / (erfc(sqrt(h)) + sqrt(2 * x / M_PI) * e), 1, 1e-9);
+        CHECK_NEAR(storq_chi2_sf(x, 10) / (e * (1 + h + h * h / 2 + h * h * h / 6 + h * h * h * h / 24)),
                    1, 1e-9);
     }
-    CHECK_NEAR(chi2_sf(23.928127, 1), 1e-6, 1e-12); /* the 1e-6 critical value at df 1 */
+    CHECK_NEAR(storq_chi2_sf(23.928127, 1), 1e-6, 1e-12); /* the 1e-6 critical value at df 1 */
 }
 
 /* ---------------------------------------------------------------- known answers */

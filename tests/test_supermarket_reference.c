@@ -599,16 +599,10 @@ static int set_param(storq_params *p, const char *name, const char *text)
 
 static void params_defaults(storq_params *p)
 {
-    memset(p, 0, sizeof *p);
-    p->model = &storq_model_supermarket;
-    p->n = storq_param_count(storq_model_supermarket.params);
-    p->v = calloc(p->n, sizeof *p->v);
-    for (size_t i = 0; i < p->n; i++) {
-        storq_error err = {0};
-        if (storq_param_parse(&p->model->params[i], p->model->params[i].def, &p->v[i], &err)) {
-            fprintf(stderr, "default of %s: %s\n", p->model->params[i].name, err.msg);
-            abort();
-        }
+    storq_error err = {0};
+    if (storq_params_defaults(p, &storq_model_supermarket, &err)) {
+        fprintf(stderr, "defaults: %s\n", err.msg);
+        abort();
     }
 }
 

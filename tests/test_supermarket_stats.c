@@ -56,15 +56,8 @@ typedef struct run {
 
 static void setp(storq_params *p, const char *name, const char *text)
 {
-    size_t i;
-    const storq_param_def *d = storq_param_find(p->model->params, name, &i);
     storq_error e = {0};
-    if (!d) {
-        fprintf(stderr, "no parameter %s\n", name);
-        abort();
-    }
-    free(p->v[i].s);
-    if (storq_param_parse(d, text, &p->v[i], &e)) {
+    if (storq_params_set(p, name, text, &e)) {
         fprintf(stderr, "%s\n", e.msg);
         abort();
     }
@@ -75,13 +68,10 @@ static int run_point(run *r, size_t reps, uint64_t seed, const char *const *args
 {
     memset(r, 0, sizeof *r);
     storq_params *p = &r->p;
-    p->model = &storq_model_supermarket;
-    p->n = storq_param_count(p->model->params);
-    p->v = calloc(p->n, sizeof *p->v);
-    for (size_t i = 0; i < p->n; i++) {
-        storq_error e = {0};
-        if (storq_param_parse(&p->model->params[i], p->model->params[i].def, &p->v[i], &e))
-            abort();
+    storq_error de = {0};
+    if (storq_params_defaults(p, &storq_model_supermarket, &de)) {
+        fprintf(stderr, "defaults: %s\n", de.msg);
+        abort();
     }
     for (const char *const *a = args; *a; a++) {
         char name[64];
