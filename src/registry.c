@@ -5,10 +5,12 @@
 
 extern const storq_model storq_model_supermarket;
 extern const storq_model storq_model_cluster;
+extern const storq_model storq_model_forkjoin;
 
 static const storq_model *const registry[] = {
     &storq_model_supermarket,
     &storq_model_cluster,
+    &storq_model_forkjoin,
 };
 
 const storq_model *const *storq_models(size_t *count)

@@ -1,0 +1,81 @@
+/* `forkjoin` internals shared by the kernel (forkjoin.c) and its theory (forkjoin_theory.c).
+ *
+ * The random-number contract (what a reference implementation must reproduce to get the same
+ * numbers; docs/models/forkjoin.md repeats it). Per replication, streams from the stream key:
+ *   ARRIVALS   inter-arrival times, storq_rng_exp(rate lambda), one per job;
+ *   ROUTING    group choice: uniform -> storq_rng_below(g); pod:D -> storq_rng_sample_distinct_fast
+ *              (g, D) (the first candidate in drawn order with the least load wins: the drawn order
+ *              is uniformly random, so that breaks ties uniformly); lwl -> nothing; g = 1 -> nothing;
+ *   TIES       lwl only: when c > 1 groups share the least load, storq_rng_below(c) picks among
+ *              them in group-index order (the companion system below uses EXTRA instead);
+ *   SIZES      the shared part X_d of a job (only when delta > 0), one family draw per job;
+ *   SERVICE    the node parts X_i, i = 0 .. n-1 in node order (only when delta < 1), n family
+ *              draws per job, drawn for every node whether or not its task is later cancelled.
+ * Per job the draws happen in this order: arrival, group, X_d, X_1 .. X_n. A family draw is
+ * storq_dist_sample() of the family's law at mean 1/(k mu) (trace: the file's law times `scale`).
+ * A task's time is x_i = delta X_d + (1 - delta) X_i computed as written (delta = 0: X_i exactly;
+ * delta = 1: X_d exactly).
+ *
+ * Loads for pod/lwl, seen by a job arriving at time t: `jobs` = the group's jobs not yet departed
+ * (departure time > t); `work` = the time until the group would be empty with no more arrivals,
+ * max(0, D_last - t), D_last the departure time of the last job sent to the group (a job's
+ * departure time is known at its arrival, as for an oracle LWL dispatcher).
+ *
+ * When 0 < delta < 1 a companion system with delta = 0 runs on the same arrivals, group draws and
+ * node parts X_i (its own state and loads, ties from EXTRA): it measures the T(n,k) of the paper's
+ * eq. (15) on the same random numbers. */
+#ifndef STORQ_FORKJOIN_INTERNAL_H
+#define STORQ_FORKJOIN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "distribution.h"
+#include "model.h"
+
+enum { FJ_FAM_EXP, FJ_FAM_PARETO, FJ_FAM_SHEXP, FJ_FAM_DET, FJ_FAM_TRACE };
+enum { FJ_ASSIGN_UNIFORM, FJ_ASSIGN_POD, FJ_ASSIGN_LWL };
+enum { FJ_LOAD_JOBS, FJ_LOAD_WORK };
+
+typedef struct fj_ids {
+    int resp, mean, share, gutil, util;
+    int resp0, mean0; /* companion (delta = 0) system; -1 when absent */
+} fj_ids;
+
+typedef struct fj_ctx {
+    uint64_t n, k, g;
+    double lambda, mu, delta;
+    int family;
+    double alpha;    /* pareto shape */
+    double fraction; /* shexp: the shift as a fraction of the mean */
+    double scale;    /* trace: factor taking the file's mean to 1/(k mu); 1 otherwise */
+    double mean;     /* 1/(k mu): every family's task mean */
+    storq_dist law;  /* the family at that mean (trace: the file's law, times scale) */
+    int have_law;
+    int assign;
+    uint64_t pod_d;
+    int load;
+    int companion;   /* 0 < delta < 1 */
+    uint64_t warmup, arrivals;
+    double lambda_group;  /* lambda / g: what each group sees under uniform assignment */
+    double capacity;      /* per-group arrival rate below which the point is known stable */
+    int capacity_exact;   /* 1: the system is provably unstable at or above capacity */
+    double rebase_time;
+    uint64_t rebase_count;
+    char service_spec[300];
+    fj_ids id;
+} fj_ctx;
+
+/* Moments of one task time x = delta X_d + (1 - delta) X_i and of S, the k-th smallest of a job's
+ * n task times (the split-merge service time). Infinite where the law's moments are. */
+typedef struct fj_moments {
+    double ex, vx;       /* E[x], V[x] */
+    double es, vs;       /* E[S], V[S] */
+} fj_moments;
+
+void fj_moments_compute(const fj_ctx *c, fj_moments *m);
+/* The theory and comparison hooks of the model (forkjoin_theory.c). */
+int fj_theory(const void *ctx, storq_theory *out, storq_error *err);
+int fj_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
+               storq_theory *out, storq_error *err);
+
+#endif
