@@ -171,6 +171,7 @@ static int fj_check_stability(fj_ctx *c, const storq_params *p, storq_error *err
         why = "n mu (the paper's Lemma 1, a necessary condition)";
     }
     c->capacity_exact = 1;
+    c->capacity_why = why;
     if (lg >= c->capacity) {
         if (!p->allow_unstable)
             return storq_fail(err, STORQ_ERR_USAGE,

@@ -58,7 +58,8 @@ typedef struct fj_ctx {
     uint64_t warmup, arrivals;
     double lambda_group;  /* lambda / g: what each group sees under uniform assignment */
     double capacity;      /* per-group arrival rate below which the point is known stable */
-    int capacity_exact;   /* 1: the system is provably unstable at or above capacity */
+    int capacity_exact;   /* 0: only the paper's necessary bound is known, and it is not proven */
+    const char *capacity_why; /* where the capacity comes from, for messages and the theory */
     double rebase_time;
     uint64_t rebase_count;
     char service_spec[300];

@@ -82,6 +82,11 @@ def test_quantiles(r):
     check(h["min"] <= low <= h["bin_edges"][0], f"underflow quantile {low}")
     check(r.quantile(0, "delay", 0.0) == h["min"] and r.quantile(0, "delay", 1.0) == h["max"],
           "quantiles 0 and 1 are min and max")
+    # the CDF at the bin edges: exact fractions of the samples below each edge
+    x, F = r.cdf(0, "delay")
+    check(len(x) == len(h["counts"]) + 1 and np.all(np.diff(F) >= 0), "cdf shape and order")
+    for j in (0, len(x) // 3, len(x) // 2, len(x) - 1):
+        check(abs(F[j] - np.mean(samples < x[j])) < 1e-12, f"cdf at edge {x[j]}: {F[j]}")
     # queue: 0..9 four times each; integer bins 0..7, values 8 and 9 overflow.
     check(r.quantile(0, "queue", 0.5) == 4.0, f"integer median {r.quantile(0, 'queue', 0.5)}")
     check(r.quantile(0, "queue", 0.05) == 0.0, "integer quantile 0.05")
@@ -95,6 +100,9 @@ def is_png(path):
 def test_plots(r, scratch):
     import matplotlib.pyplot as plt
 
+    ax = storq.plot.cdf(r, [0], name="delay")
+    check(len(ax.get_lines()) == 1 and ax.get_ylim() == (0.0, 1.0), "cdf plot")
+    plt.close("all")
     ax = storq.plot.occupancy(r, 2)
     check(ax.get_yscale() == "log", "occupancy on a log scale")
     labels = [t.get_text() for t in ax.get_legend().get_texts()]

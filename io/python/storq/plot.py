@@ -93,3 +93,22 @@ def convergence(results, x="n", name="u_l1", ax=None):
     ax.set_ylabel(name)
     ax.legend(fontsize="small")
     return ax
+
+
+def cdf(results, pids, name="response_time", ax=None, xmax_quantile=0.999):
+    """The CDF of a histogram observable (e.g. the fork-join response time) for several points,
+    one line each, as in the papers' CDF figures; x runs up to the xmax_quantile of the widest."""
+    ax = _axes(ax)
+    xmax = 0.0
+    for pid in np.atleast_1d(pids):
+        pid = int(pid)
+        x, F = results.cdf(pid, name)
+        ax.plot(x, F, label=_point_label(results, pid))
+        xmax = max(xmax, results.quantile(pid, name, xmax_quantile))
+    if xmax > 0:
+        ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel(name)
+    ax.set_ylabel(f"P({name} < x)")
+    ax.legend(fontsize="small")
+    return ax

@@ -195,6 +195,20 @@ class Results:
         values = np.array([_hist_quantile(h, x) for x in qs])
         return float(values[0]) if np.ndim(q) == 0 else values
 
+    def cdf(self, pid, hist_name):
+        """The empirical CDF of a histogram's samples at its bin edges: (x, F) with x the edges
+        (the first one is the underflow boundary) and F[j] = fraction of samples < x[j]. At the
+        edges this is exact (no interpolation), so it draws the response-time CDFs of the papers
+        to within the bin resolution in x."""
+        h = self.observable(pid, hist_name)
+        if h.get("kind") != "histogram":
+            raise ValueError(f"{hist_name} is a {h.get('kind')}, not a histogram")
+        counts = np.asarray(h["counts"], np.float64)
+        total = float(h["underflow"]) + counts.sum() + float(h["overflow"])
+        below = float(h["underflow"]) + np.concatenate(([0.0], np.cumsum(counts)))
+        x = np.asarray(h["bin_edges"], np.float64)
+        return x, (below / total if total > 0 else np.full(len(x), np.nan))
+
     # ---- all points ----
 
     def table(self):
