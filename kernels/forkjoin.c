@@ -73,6 +73,10 @@ static int fj_parse_service(fj_ctx *c, const char *spec, storq_error *err)
     } else if (strcmp(spec, "det") == 0) {
         c->family = FJ_FAM_DET;
         snprintf(law, sizeof law, "det:%.17g", mean);
+    } else if (strcmp(spec, "pareto") == 0 || strcmp(spec, "shexp") == 0) {
+        return storq_fail(err, STORQ_ERR_USAGE,
+                          "--service: '%s' needs its parameter: pareto:ALPHA (shape ALPHA > 1) or "
+                          "shexp:F (the shift's share F of the mean, 0 <= F < 1)", spec);
     } else if (strncmp(spec, "pareto:", 7) == 0) {
         c->family = FJ_FAM_PARETO;
         c->alpha = strtod(spec + 7, &end);
@@ -106,8 +110,14 @@ static int fj_parse_service(fj_ctx *c, const char *spec, storq_error *err)
     }
     snprintf(c->service_spec, sizeof c->service_spec, "%s", law);
     int rc = storq_dist_parse(law, "--service", &c->law, err);
-    if (rc)
+    if (rc) {
+        /* the parser lists every law it knows; --service takes only the families above */
+        char *tail = strstr(err->msg, "; accepted:");
+        if (tail)
+            snprintf(tail, sizeof err->msg - (size_t)(tail - err->msg),
+                     "; give trace:PATH with one number >= 0 per line");
         return rc;
+    }
     c->have_law = 1;
     c->scale = 1.0;
     if (c->family == FJ_FAM_TRACE) {
@@ -133,9 +143,11 @@ static int fj_parse_assign(fj_ctx *c, const char *spec, storq_error *err)
     if (strncmp(spec, "pod:", 4) == 0) {
         char *end;
         double d = strtod(spec + 4, &end);
-        if (end != spec + 4 && !*end && d == floor(d) && d >= 1 && d <= (double)c->g) {
+        /* with one group there is nothing to choose: any D is accepted (sweeps over groups) */
+        if (end != spec + 4 && !*end && d == floor(d) && d >= 1 &&
+            (d <= (double)c->g || c->g == 1)) {
             c->assign = FJ_ASSIGN_POD;
-            c->pod_d = (uint64_t)d;
+            c->pod_d = c->g == 1 ? 1 : (uint64_t)d;
             return STORQ_OK;
         }
         return storq_fail(err, STORQ_ERR_USAGE,
@@ -161,23 +173,23 @@ static int fj_check_stability(fj_ctx *c, const storq_params *p, storq_error *err
     const char *why;
     if (c->family == FJ_FAM_EXP && c->delta == 0.0) {
         c->capacity = nmu;
-        why = "n mu (Lemma 1; exact for exponential tasks)";
+        why = "n mu, the paper's Lemma 1 (exact for exponential tasks)";
     } else if (c->k == 1 || c->delta == 1.0 || c->family == FJ_FAM_DET) {
         c->capacity = 1.0 / m.es;
-        why = c->k == 1 ? "1/E[min of the n task times] (k = 1: an M/G/1 queue)"
-                        : "1/E[task time] (the nodes move in lock-step: an M/G/1 queue)";
+        why = c->k == 1 ? "1/E[min of the n task times], k = 1 making the group an M/G/1 queue"
+                        : "1/E[task time], the nodes moving in lock-step as an M/G/1 queue";
     } else {
         c->capacity = nmu;
-        why = "n mu (the paper's Lemma 1, a necessary condition)";
+        why = "n mu, the paper's Lemma 1 (a necessary condition)";
     }
     c->capacity_exact = 1;
     c->capacity_why = why;
     if (lg >= c->capacity) {
         if (!p->allow_unstable)
             return storq_fail(err, STORQ_ERR_USAGE,
-                              "--lambda: %g is beyond the stability bound: each of the %llu "
-                              "group(s) takes less than %g jobs per unit time (%s), so lambda must "
-                              "be below %g under --assign %s. Lower --lambda or pass "
+                              "--lambda: %g is at or beyond the stability bound: each of the "
+                              "%llu group(s) takes less than %g jobs per unit time, by %s; so "
+                              "lambda must be below %g under --assign %s. Lower --lambda or pass "
                               "--allow-unstable",
                               c->lambda, (unsigned long long)c->g, c->capacity, why,
                               c->capacity * (double)c->g, storq_param_string(p, "assign"));
