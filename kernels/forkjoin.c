@@ -196,6 +196,11 @@ static int fj_check_stability(fj_ctx *c, const storq_params *p, storq_error *err
         storq_warn("forkjoin: --lambda %g is at or beyond the stability bound %g; queues grow "
                    "without bound and the steady-state figures mean nothing (--allow-unstable)",
                    c->lambda, c->capacity * (double)c->g);
+    } else if (!isfinite(m.vs) && (c->k == 1 || c->delta == 1.0 || c->k == c->n)) {
+        storq_warn("forkjoin: --service %s makes the mean response time infinite at this point "
+                   "(the service time of a node has an infinite second moment): the simulated "
+                   "means will not settle as the run grows",
+                   storq_param_string(p, "service"));
     } else if (!(lg * m.es < 1.0) && !(c->family == FJ_FAM_EXP && c->delta == 0.0)) {
         c->capacity_exact = 0;
         storq_warn("forkjoin: lambda/g = %g is above 1/E[S] = %g, where the split-merge system "

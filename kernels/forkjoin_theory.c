@@ -284,7 +284,12 @@ int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
                               : "exact: deterministic tasks keep the nodes in lock-step, an "
                                 "M/D/1 queue with service 1/(k mu)";
     }
-    if (why && isfinite(exact))
+    if (!why && c->k == c->n && c->delta == 0.0 && !isfinite(fj_family_var(c))) {
+        exact = INFINITY; /* T >= the M/G/1 waiting time at any one node, whose mean is infinite */
+        why = "infinite: with k = n every task is served in full, so each node is an M/G/1 queue "
+              "whose service time has an infinite second moment (Pareto alpha <= 2)";
+    }
+    if (why && !isnan(exact))
         STORQ_TRY(add1(out, "mean_response_time", "time", why, exact, err));
 
     /* the paper's eq. (15): delta E[X_d] + (1 - delta) T(n,k), T(n,k) at delta = 0 */
@@ -292,7 +297,7 @@ int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
         const char *d15 = "the paper's eq. (15), delta/(k mu) + (1 - delta) T(n,k): an "
                           "approximation (it ignores the queueing the shared part causes; at "
                           "delta = 1 it gives 1/(k mu), not 1/(k mu - lambda/g))";
-        double t0 = fj_exact_uncorrelated(c, lg);
+        double t0 = c->delta == 1.0 ? 0.0 : fj_exact_uncorrelated(c, lg);
         char desc[256];
         if (isfinite(t0)) {
             STORQ_TRY(add1(out, "paper_eq15", "time", d15, c->delta * c->mean +
