@@ -4,8 +4,8 @@
  * done; the other n - k tasks leave at once. Every node of a group sees the same job order, so a
  * group is a vector recursion over its nodes, done in two passes over contiguous arrays:
  *   S_i = max(A, E_i), F_i = S_i + x_i, D = k-th smallest F_i, E_i = max(E_i, min(F_i, D)),
- * with E_i the time node i is released from its previous job. A job costs O(n) (plus O(D) or O(g)
- * for the group choice), never O(g n). The random-number contract and the loads are described in
+ * with E_i the time node i is released from its previous job. A job costs O(n), plus O(D) for
+ * pod:D or O(log g) for lwl (forkjoin_lwl.c), never O(g n). The random-number contract and the loads are described in
  * forkjoin_internal.h; the theory (bounds, exact cases, the paper's eq. (15)) is in
  * forkjoin_theory.c. See docs/models/forkjoin.md. */
 #include <math.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "forkjoin_internal.h"
+#include "forkjoin_lwl.h"
 
 #define FJ_MEM_LIMIT 8589934592.0 /* bytes of per-node arrays allowed per replication */
 
@@ -340,7 +341,10 @@ typedef struct fj_fifo {
 typedef struct fj_system {
     double *E;     /* g n release times, group-major */
     double *Dlast; /* g: departure of the last job sent to the group */
-    fj_fifo *q;    /* g, load = jobs with pod/lwl only */
+    fj_fifo *q;    /* g, pod with load = jobs only */
+    fj_lwl lwl;    /* lwl only: keys are Dlast (-inf when idle) for work, job counts for jobs */
+    int has_lwl;
+    uint64_t *jobs; /* g, lwl with load = jobs: jobs present */
     storq_rng tie;
     storq_hist resp;
     double sum;
@@ -354,6 +358,9 @@ static void fj_system_free(fj_system *s, uint64_t g)
         for (uint64_t i = 0; i < g; i++)
             free(s->q[i].d);
     free(s->q);
+    if (s->has_lwl)
+        fj_lwl_free(&s->lwl);
+    free(s->jobs);
     free(s->E);
     free(s->Dlast);
     free(s->busy);
@@ -367,11 +374,18 @@ static int fj_system_init(fj_system *s, const fj_ctx *c)
     s->Dlast = calloc(c->g, sizeof *s->Dlast);
     s->busy = calloc(c->g, sizeof *s->busy);
     s->count = calloc(c->g, sizeof *s->count);
-    if (c->load == FJ_LOAD_JOBS && c->assign != FJ_ASSIGN_UNIFORM && c->g > 1)
-        s->q = calloc(c->g, sizeof *s->q);
-    if (!s->E || !s->Dlast || !s->busy || !s->count ||
-        (c->load == FJ_LOAD_JOBS && c->assign != FJ_ASSIGN_UNIFORM && c->g > 1 && !s->q))
+    if (!s->E || !s->Dlast || !s->busy || !s->count)
         return -1;
+    if (c->g > 1 && c->assign == FJ_ASSIGN_POD && c->load == FJ_LOAD_JOBS &&
+        !(s->q = calloc(c->g, sizeof *s->q)))
+        return -1;
+    if (c->g > 1 && c->assign == FJ_ASSIGN_LWL) {
+        s->has_lwl = 1;
+        if (fj_lwl_init(&s->lwl, c->g, c->load == FJ_LOAD_WORK ? -INFINITY : 0.0))
+            return -1;
+        if (c->load == FJ_LOAD_JOBS && !(s->jobs = calloc(c->g, sizeof *s->jobs)))
+            return -1;
+    }
     return 0;
 }
 
@@ -394,12 +408,14 @@ static int fj_fifo_push(fj_fifo *f, double d)
     return 0;
 }
 
-/* The load group G shows a job arriving at t. */
+/* The load group G shows a job arriving at t, as a key ordered like the load: for work, D_last
+ * for a busy group (the same order as D_last - t, without the subtraction's rounding) and -inf
+ * for every empty one. */
 static inline double fj_load(const fj_ctx *c, fj_system *s, uint64_t G, double t)
 {
     if (c->load == FJ_LOAD_WORK) {
         double d = s->Dlast[G];
-        return d > t ? d - t : 0.0;
+        return d > t ? d : -INFINITY;
     }
     fj_fifo *f = &s->q[G];
     while (f->len && f->d[f->head] <= t) {
@@ -410,8 +426,7 @@ static inline double fj_load(const fj_ctx *c, fj_system *s, uint64_t G, double t
 }
 
 /* The group of a job arriving at t: cand holds the pod:D draw, or the uniform draw in cand[0]. */
-static uint64_t fj_choose(const fj_ctx *c, fj_system *s, const uint64_t *cand, double t,
-                          double *loads)
+static uint64_t fj_choose(const fj_ctx *c, fj_system *s, const uint64_t *cand, double t)
 {
     if (c->g == 1)
         return 0;
@@ -431,24 +446,33 @@ static uint64_t fj_choose(const fj_ctx *c, fj_system *s, const uint64_t *cand, d
         return best;
     }
     default: { /* lwl: uniform among the least loaded, by rank in group order */
-        double bl = HUGE_VAL;
-        uint64_t nmin = 0;
-        for (uint64_t G = 0; G < c->g; G++) {
-            double l = fj_load(c, s, G, t);
-            loads[G] = l;
-            if (l < bl) {
-                bl = l;
-                nmin = 1;
-            } else if (l == bl) {
-                nmin++;
-            }
+        fj_lwl *l = &s->lwl;
+        /* loads that changed on their own since the last arrival: groups emptied (work) or jobs
+         * departed (jobs); stale work events (the group got a later job) are skipped */
+        while (l->hn && fj_lwl_top_time(l) <= t) {
+            const uint64_t G = fj_lwl_top_group(l);
+            const double when = fj_lwl_top_time(l);
+            fj_lwl_pop(l);
+            if (c->load == FJ_LOAD_JOBS)
+                fj_lwl_set(l, G, (double)--s->jobs[G]);
+            else if (s->Dlast[G] == when)
+                fj_lwl_set(l, G, -INFINITY);
         }
-        uint64_t r = nmin > 1 ? storq_rng_below(&s->tie, nmin) : 0;
-        for (uint64_t G = 0;; G++)
-            if (loads[G] == bl && r-- == 0)
-                return G;
+        uint64_t ties;
+        fj_lwl_min(l, &ties);
+        return fj_lwl_rank(l, ties > 1 ? storq_rng_below(&s->tie, ties) : 0);
     }
     }
+}
+
+/* A job departing at D was sent to group G: the least-loaded tree learns its new load. */
+static int fj_lwl_assigned(const fj_ctx *c, fj_system *s, uint64_t G, double D)
+{
+    if (c->load == FJ_LOAD_JOBS)
+        fj_lwl_set(&s->lwl, G, (double)++s->jobs[G]);
+    else
+        fj_lwl_set(&s->lwl, G, D);
+    return fj_lwl_push(&s->lwl, D, G);
 }
 
 /* The k-th smallest (1-based) of a[0..n-1]; reorders a. Quickselect (Hoare partition around the
@@ -524,6 +548,8 @@ static void fj_rebase(const fj_ctx *c, fj_system *s, double t)
 {
     for (uint64_t i = 0; i < c->g * c->n; i++)
         s->E[i] -= t;
+    if (s->has_lwl)
+        fj_lwl_shift(&s->lwl, t, c->load == FJ_LOAD_WORK);
     for (uint64_t G = 0; G < c->g; G++) {
         s->Dlast[G] -= t;
         if (s->q)
@@ -547,10 +573,9 @@ static int fj_replicate(const void *vctx, const storq_stream_key *key, storq_rec
     fj_system sys[2];
     memset(sys, 0, sizeof sys);
     double *x = malloc(sizeof *x * n * 3);
-    double *loads = c->assign == FJ_ASSIGN_LWL ? malloc(sizeof *loads * c->g) : NULL;
     uint64_t *cand = malloc(sizeof *cand * (c->assign == FJ_ASSIGN_POD ? c->pod_d : 1));
     int rc = STORQ_OK;
-    if (!x || !cand || (c->assign == FJ_ASSIGN_LWL && !loads))
+    if (!x || !cand)
         goto oom;
     double *x0 = x + n, *F = x + 2 * n;
     for (int si = 0; si < nsys; si++) {
@@ -585,7 +610,7 @@ static int fj_replicate(const void *vctx, const storq_stream_key *key, storq_rec
         }
         uint64_t G[2];
         for (int si = 0; si < nsys; si++)
-            G[si] = fj_choose(c, &sys[si], cand, t, loads);
+            G[si] = fj_choose(c, &sys[si], cand, t);
 
         /* task times: the shared part, then the node parts in node order */
         if (delta == 0.0) {
@@ -608,6 +633,8 @@ static int fj_replicate(const void *vctx, const storq_stream_key *key, storq_rec
             double busy;
             const double D = fj_serve(c, s, G[si], t, si == 0 ? x : x0, F, &busy);
             if (s->q && fj_fifo_push(&s->q[G[si]], D))
+                goto oom;
+            if (s->has_lwl && fj_lwl_assigned(c, s, G[si], D))
                 goto oom;
             if (meas) {
                 const double T = D - t;
@@ -641,7 +668,6 @@ done:
     for (int si = 0; si < nsys; si++)
         fj_system_free(&sys[si], c->g);
     free(x);
-    free(loads);
     free(cand);
     return rc;
 }
@@ -650,7 +676,7 @@ static double fj_cost(const void *vctx)
 {
     const fj_ctx *c = vctx;
     double choose = c->g == 1 ? 0.0
-                    : c->assign == FJ_ASSIGN_LWL ? (double)c->g
+                    : c->assign == FJ_ASSIGN_LWL ? 4.0 * log2((double)c->g)
                     : c->assign == FJ_ASSIGN_POD ? (double)c->pod_d
                                                  : 1.0;
     return (double)(c->warmup + c->arrivals) * ((double)c->n + choose + 1.0) *

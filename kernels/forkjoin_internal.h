@@ -19,7 +19,8 @@
  * Loads for pod/lwl, seen by a job arriving at time t: `jobs` = the group's jobs not yet departed
  * (departure time > t); `work` = the time until the group would be empty with no more arrivals,
  * max(0, D_last - t), D_last the departure time of the last job sent to the group (a job's
- * departure time is known at its arrival, as for an oracle LWL dispatcher).
+ * departure time is known at its arrival, as for an oracle LWL dispatcher); busy groups compare by
+ * D_last, empty ones all have load 0.
  *
  * When 0 < delta < 1 a companion system with delta = 0 runs on the same arrivals, group draws and
  * node parts X_i (its own state and loads, ties from EXTRA): it measures the T(n,k) of the paper's

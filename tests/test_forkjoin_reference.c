@@ -804,6 +804,13 @@ int main(void)
          "jobs", 300, 10000},
         {"(10,5) det g=3 lwl work, delta 1", 10, 5, 3, 0.8 * 3 * 5 * mu, mu, 1.0, "det", "lwl",
          "work", 300, 10000},
+        /* many groups, not a power of two: the kernel's least-loaded tree has padding leaves */
+        {"(2,1) exp g=13 lwl jobs", 2, 1, 13, 0.8 * 13 * 2 * mu, mu, 0, "exp", "lwl", "jobs",
+         300, 10000},
+        {"(3,2) det g=37 lwl work", 3, 2, 37, 0.7 * 37 * 2 * mu, mu, 0, "det", "lwl", "work",
+         300, 10000},
+        {"(3,2) exp g=37 pod:3 jobs, delta 0.5", 3, 2, 37, 0.7 * 37 * 3 * mu, mu, 0.5, "exp",
+         "pod:3", "jobs", 300, 10000},
     };
     enum { HIGH_LOAD = 2, DET_LWL = 15, LWL_WORK = 18 };
     const size_t ncases = sizeof cases / sizeof cases[0];
