@@ -544,6 +544,28 @@ static double fj_serve(const fj_ctx *c, fj_system *s, uint64_t G, double t, cons
     return D;
 }
 
+/* n node parts X_i of the family: storq_dist_sample's draws, with the family's branch taken once
+ * per job instead of once per task (exponential inline, deterministic without a call). */
+static void fj_draw_parts(const fj_ctx *c, storq_rng *rng, double *x, size_t n)
+{
+    const double scale = c->scale;
+    switch (c->law.kind) {
+    case STORQ_DIST_EXP: {
+        const double rate = c->law.p[0];
+        for (size_t i = 0; i < n; i++)
+            x[i] = scale * storq_rng_exp(rng, rate);
+        return;
+    }
+    case STORQ_DIST_DET:
+        for (size_t i = 0; i < n; i++)
+            x[i] = scale * c->law.p[0];
+        return;
+    default:
+        for (size_t i = 0; i < n; i++)
+            x[i] = scale * storq_dist_sample(&c->law, rng);
+    }
+}
+
 static void fj_rebase(const fj_ctx *c, fj_system *s, double t)
 {
     for (uint64_t i = 0; i < c->g * c->n; i++)
@@ -614,18 +636,16 @@ static int fj_replicate(const void *vctx, const storq_stream_key *key, storq_rec
 
         /* task times: the shared part, then the node parts in node order */
         if (delta == 0.0) {
-            for (size_t i = 0; i < n; i++)
-                x[i] = scale * storq_dist_sample(&c->law, &svc);
+            fj_draw_parts(c, &svc, x, n);
         } else {
             const double xd = scale * storq_dist_sample(&c->law, &shared);
             if (delta == 1.0) {
                 for (size_t i = 0; i < n; i++)
                     x[i] = xd;
             } else {
-                for (size_t i = 0; i < n; i++) {
-                    x0[i] = scale * storq_dist_sample(&c->law, &svc);
+                fj_draw_parts(c, &svc, x0, n);
+                for (size_t i = 0; i < n; i++)
                     x[i] = delta * xd + (1.0 - delta) * x0[i];
-                }
             }
         }
         for (int si = 0; si < nsys; si++) {
