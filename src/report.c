@@ -15,7 +15,22 @@ void storq_report_params(FILE *out, const storq_params *params)
 
 static const char *unit_or_blank(const char *u) { return u && *u ? u : ""; }
 
-static void report_scalars(FILE *out, const storq_summary *sim, const storq_theory *theory)
+/* The name column: 26 characters, or wider when a scalar's or a comparison's name is longer. */
+static int name_width(const storq_summary *sim, const storq_theory *comparison)
+{
+    size_t w = 26;
+    const storq_observables *obs = sim->schema;
+    for (size_t d = 0; d < obs->ndefs; d++)
+        if (obs->defs[d].kind == STORQ_OBS_SCALAR && strlen(obs->defs[d].name) > w)
+            w = strlen(obs->defs[d].name);
+    for (size_t i = 0; comparison && i < comparison->n; i++)
+        if (comparison->items[i].len == 1 && strlen(comparison->items[i].name) > w)
+            w = strlen(comparison->items[i].name);
+    return (int)w;
+}
+
+static void report_scalars(FILE *out, const storq_summary *sim, const storq_theory *theory,
+                           int width)
 {
     const storq_observables *obs = sim->schema;
     int header = 0;
@@ -24,7 +39,8 @@ static void report_scalars(FILE *out, const storq_summary *sim, const storq_theo
         if (def->kind != STORQ_OBS_SCALAR)
             continue;
         if (!header) {
-            fprintf(out, "  %-26s %14s %12s %14s  %s\n", "observable", "mean", "ci95", "theory", "unit");
+            fprintf(out, "  %-*s %14s %12s %14s  %s\n", width, "observable", "mean", "ci95",
+                    "theory", "unit");
             header = 1;
         }
         const storq_array *t = storq_theory_find(theory, def->name);
@@ -32,7 +48,7 @@ static void report_scalars(FILE *out, const storq_summary *sim, const storq_theo
         if (t && t->len == 1)
             snprintf(th, sizeof th, "%.6g", t->data[0]);
         size_t j = def->value_offset;
-        fprintf(out, "  %-26s %14.6g %12.3g %14s  %s\n", def->name, sim->mean[j], sim->ci95[j], th,
+        fprintf(out, "  %-*s %14.6g %12.3g %14s  %s\n", width, def->name, sim->mean[j], sim->ci95[j], th,
                 unit_or_blank(def->unit));
     }
 }
@@ -62,7 +78,8 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
 {
     fprintf(out, "point %zu (%zu replications): ", point_id, sim->replications);
     storq_report_params(out, params);
-    report_scalars(out, sim, theory);
+    const int width = name_width(sim, comparison);
+    report_scalars(out, sim, theory, width);
     const storq_observables *obs = sim->schema;
     for (size_t d = 0; d < obs->ndefs; d++) {
         const storq_obs_def *def = &obs->defs[d];
@@ -74,7 +91,7 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
     for (size_t i = 0; comparison && i < comparison->n; i++) {
         const storq_array *c = &comparison->items[i];
         if (c->len == 1)
-            fprintf(out, "  %-26s %14.6g  %s\n", c->name, c->data[0], c->desc);
+            fprintf(out, "  %-*s %14.6g  %s\n", width, c->name, c->data[0], c->desc);
     }
     fputc('\n', out);
     fflush(out);
