@@ -35,7 +35,12 @@ static int report_error(const storq_error *err)
 static void print_model(const storq_model *m)
 {
     printf("%s: %s\n\n", m->name, m->summary);
-    printf("  %-10s %-7s %-8s %-30s %-10s %s\n", "parameter", "type", "default", "accepted", "unit", "meaning");
+    int w = 10; /* the name column: wider when a parameter's name is longer */
+    for (const storq_param_def *d = m->params; d->name; d++)
+        if ((int)strlen(d->name) > w)
+            w = (int)strlen(d->name);
+    printf("  %-*s %-7s %-8s %-30s %-10s %s\n", w, "parameter", "type", "default", "accepted",
+           "unit", "meaning");
     for (const storq_param_def *d = m->params; d->name; d++) {
         char range[128];
         if (d->type == STORQ_PARAM_STRING)
@@ -43,7 +48,7 @@ static void print_model(const storq_model *m)
         else
             storq_param_describe_range(d, range, sizeof range);
         const char *type = d->type == STORQ_PARAM_INT ? "int" : d->type == STORQ_PARAM_REAL ? "real" : "string";
-        printf("  %-10s %-7s %-8s %-30s %-10s %s\n", d->name, type, d->def ? d->def : "(required)",
+        printf("  %-*s %-7s %-8s %-30s %-10s %s\n", w, d->name, type, d->def ? d->def : "(required)",
                range, d->unit ? d->unit : "", d->doc ? d->doc : "");
     }
 }
