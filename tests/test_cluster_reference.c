@@ -23,9 +23,7 @@
 
 #include "check.h"
 #include "distribution.h"
-#include "model.h"
-#include "observables.h"
-#include "params.h"
+#include "model_run.h"
 #include "rng.h"
 
 extern const storq_model storq_model_cluster;
@@ -39,75 +37,22 @@ typedef struct config {
 
 /* ------------------------------------------------------------------ the kernel */
 
-typedef struct kernel_run {
-    storq_params p;
-    void *ctx;
-    storq_observables obs;
-    storq_record rec;
-} kernel_run;
+#define POINT 3 /* the stream keys' point, here and in the reference */
 
-static void setp(storq_params *p, const char *name, const char *text)
+static int kernel_setup(model_run *r, const config *cf)
 {
-    storq_error e = {0};
-    if (storq_params_set(p, name, text, &e)) {
-        fprintf(stderr, "%s\n", e.msg);
-        abort();
-    }
-}
-
-static int kernel_setup(kernel_run *r, const config *cf)
-{
-    memset(r, 0, sizeof *r);
-    storq_params *p = &r->p;
-    storq_error de = {0};
-    if (storq_params_defaults(p, &storq_model_cluster, &de)) {
-        fprintf(stderr, "defaults: %s\n", de.msg);
-        abort();
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%ld", cf->m);
-    setp(p, "m", buf);
-    snprintf(buf, sizeof buf, "%.17g", cf->lambda);
-    setp(p, "lambda", buf);
-    snprintf(buf, sizeof buf, "%.17g", cf->mu);
-    setp(p, "mu", buf);
-    snprintf(buf, sizeof buf, "%.17g", cf->chunk);
-    setp(p, "chunk", buf);
-    setp(p, "size", cf->size);
-    setp(p, "coding", cf->coding);
-    setp(p, "chunk_dist", cf->chunk_dist);
-    setp(p, "policy", cf->policy);
-    snprintf(buf, sizeof buf, "%ld", cf->warmup);
-    setp(p, "warmup", buf);
-    snprintf(buf, sizeof buf, "%ld", cf->arrivals);
-    setp(p, "arrivals", buf);
-    storq_error err = {0};
-    if (p->model->prepare(p, &r->ctx, &err) || p->model->declare(r->ctx, &r->obs, &err) ||
-        storq_record_init(&r->rec, &r->obs, &err)) {
-        fprintf(stderr, "prepare/declare: %s\n", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-static int kernel_replicate(kernel_run *r, uint64_t seed, uint64_t rep)
-{
-    storq_error err = {0};
-    storq_record_reset(&r->rec);
-    storq_stream_key key = {.seed = seed, .point = 3, .replication = rep};
-    if (storq_model_cluster.replicate(r->ctx, &key, &r->rec, &err)) {
-        fprintf(stderr, "replicate: %s\n", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-static void kernel_free(kernel_run *r)
-{
-    storq_record_free(&r->rec);
-    storq_observables_free(&r->obs);
-    storq_model_cluster.release(r->ctx);
-    storq_params_free(&r->p);
+    model_run_init(r, &storq_model_cluster);
+    model_setl(&r->p, "m", cf->m);
+    model_setd(&r->p, "lambda", cf->lambda);
+    model_setd(&r->p, "mu", cf->mu);
+    model_setd(&r->p, "chunk", cf->chunk);
+    model_set(&r->p, "size", cf->size);
+    model_set(&r->p, "coding", cf->coding);
+    model_set(&r->p, "chunk_dist", cf->chunk_dist);
+    model_set(&r->p, "policy", cf->policy);
+    model_setl(&r->p, "warmup", cf->warmup);
+    model_setl(&r->p, "arrivals", cf->arrivals);
+    return model_run_prepare(r);
 }
 
 /* ------------------------------------------------------------------ the reference */
@@ -139,7 +84,7 @@ static int ref_before(double wa, uint64_t ka, double wb, uint64_t kb, double tol
 static void reference(const config *cf, const storq_observables *obs, uint64_t seed,
                       uint64_t rep, storq_record *rec)
 {
-    storq_stream_key key = {.seed = seed, .point = 3, .replication = rep};
+    storq_stream_key key = {.seed = seed, .point = POINT, .replication = rep};
     storq_rng arr = storq_rng_stream(&key, STORQ_STREAM_ARRIVALS);
     storq_rng siz = storq_rng_stream(&key, STORQ_STREAM_SIZES);
     storq_rng svc = storq_rng_stream(&key, STORQ_STREAM_SERVICE);
@@ -173,7 +118,7 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
 
     /* observables by name */
     char nm[64];
-    const storq_obs_def *dd[3], *dwf[3], *dcm[3], *dcc[3], *dccdf[3];
+    const storq_obs_def *dd[3] = {0}, *dwf[3] = {0}, *dcm[3] = {0}, *dcc[3] = {0}, *dccdf[3] = {0};
     storq_hist hd[3], hw[3];
     int id_mean[3], id_util[3], id_diff[3];
     for (int p = 0; p < np; p++) {
@@ -448,7 +393,7 @@ static void compare_records(const char *label, const storq_observables *obs,
 
 static void run_case(const char *label, const config *cf, int reps)
 {
-    kernel_run kr;
+    model_run kr;
     if (kernel_setup(&kr, cf)) {
         CHECK(0);
         return;
@@ -458,7 +403,7 @@ static void run_case(const char *label, const config *cf, int reps)
     if (storq_record_init(&rr, &kr.obs, &err))
         abort();
     for (int r = 0; r < reps; r++) {
-        if (kernel_replicate(&kr, 20240611, r)) {
+        if (model_run_replicate(&kr, 20240611, POINT, r)) {
             CHECK(0);
             break;
         }
@@ -470,14 +415,14 @@ static void run_case(const char *label, const config *cf, int reps)
         compare_records(l, &kr.obs, &kr.rec, &rr);
     }
     storq_record_free(&rr);
-    kernel_free(&kr);
+    model_run_free(&kr);
 }
 
 /* Each policy alone must reproduce its values in the coupled run exactly. */
 static void check_coupling(const char *label, const config *cf)
 {
-    kernel_run all;
-    if (kernel_setup(&all, cf) || kernel_replicate(&all, 77, 1)) {
+    model_run all;
+    if (kernel_setup(&all, cf) || model_run_replicate(&all, 77, POINT, 1)) {
         CHECK(0);
         return;
     }
@@ -486,8 +431,8 @@ static void check_coupling(const char *label, const config *cf)
     for (int p = 0; p < 3; p++) {
         config one = *cf;
         one.policy = names[p];
-        kernel_run k1;
-        if (kernel_setup(&k1, &one) || kernel_replicate(&k1, 77, 1)) {
+        model_run k1;
+        if (kernel_setup(&k1, &one) || model_run_replicate(&k1, 77, POINT, 1)) {
             CHECK(0);
             return;
         }
@@ -519,12 +464,12 @@ static void check_coupling(const char *label, const config *cf)
                 bad++;
             }
         }
-        kernel_free(&k1);
+        model_run_free(&k1);
     }
     CHECK(bad == 0);
     if (!bad)
         printf("ok: %s: each policy alone equals the coupled run\n", label);
-    kernel_free(&all);
+    model_run_free(&all);
 }
 
 int main(void)

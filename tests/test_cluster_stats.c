@@ -23,128 +23,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "model.h"
-#include "observables.h"
-#include "params.h"
-#include "stats.h"
+#include "model_run.h"
 #include "theory.h"
 
 extern const storq_model storq_model_cluster;
 
-/* ------------------------------------------------------------------ Student t quantiles */
-
-/* The c with P(|T| > c) = p for Student's t with df degrees of freedom (src/stats.c). */
-static double t_quantile_two_sided(double p, double df)
-{
-    return storq_t_quantile(1.0 - p, (size_t)df);
-}
-
 #define FALSE_ALARM 1e-5
-
-/* ------------------------------------------------------------------ running a point */
-
-typedef struct run {
-    storq_observables obs;
-    size_t reps;
-    double *values; /* reps x nvalues */
-    void *ctx;
-    storq_params p;
-} run;
-
-static void setp(storq_params *p, const char *name, const char *text)
-{
-    storq_error e = {0};
-    if (storq_params_set(p, name, text, &e)) {
-        fprintf(stderr, "%s\n", e.msg);
-        abort();
-    }
-}
-
-/* args: "name=value" strings, NULL-terminated. */
-static int run_point(run *r, size_t reps, uint64_t seed, const char *const *args)
-{
-    memset(r, 0, sizeof *r);
-    storq_params *p = &r->p;
-    storq_error de = {0};
-    if (storq_params_defaults(p, &storq_model_cluster, &de)) {
-        fprintf(stderr, "defaults: %s\n", de.msg);
-        abort();
-    }
-    for (const char *const *a = args; *a; a++) {
-        char name[64];
-        const char *eq = strchr(*a, '=');
-        snprintf(name, sizeof name, "%.*s", (int)(eq - *a), *a);
-        setp(p, name, eq + 1);
-    }
-    storq_error err = {0};
-    if (p->model->prepare(p, &r->ctx, &err) || p->model->declare(r->ctx, &r->obs, &err)) {
-        fprintf(stderr, "prepare/declare: %s\n", err.msg);
-        return -1;
-    }
-    r->reps = reps;
-    r->values = calloc(reps * r->obs.nvalues, sizeof *r->values);
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic)
-    for (size_t i = 0; i < reps; i++) {
-        storq_record rec;
-        storq_error e = {0};
-        if (storq_record_init(&rec, &r->obs, &e)) {
-#pragma omp atomic write
-            failed = 1;
-            continue;
-        }
-        storq_record_reset(&rec);
-        storq_stream_key key = {.seed = seed, .point = 0, .replication = i};
-        if (p->model->replicate(r->ctx, &key, &rec, &e)) {
-#pragma omp atomic write
-            failed = 1;
-        }
-        memcpy(r->values + i * r->obs.nvalues, rec.values, r->obs.nvalues * sizeof *rec.values);
-        storq_record_free(&rec);
-    }
-    return failed ? -1 : 0;
-}
-
-static void run_free(run *r)
-{
-    free(r->values);
-    storq_observables_free(&r->obs);
-    storq_model_cluster.release(r->ctx);
-    storq_params_free(&r->p);
-}
-
-static void stat_of(const run *r, size_t off, double *mean, double *se)
-{
-    double m = 0, s = 0;
-    for (size_t i = 0; i < r->reps; i++)
-        m += r->values[i * r->obs.nvalues + off];
-    m /= (double)r->reps;
-    for (size_t i = 0; i < r->reps; i++) {
-        double d = r->values[i * r->obs.nvalues + off] - m;
-        s += d * d;
-    }
-    *mean = m;
-    *se = sqrt(s / (double)(r->reps - 1) / (double)r->reps);
-}
-
-static size_t offset_of(const run *r, const char *name, size_t i)
-{
-    const storq_obs_def *d = storq_obs_find(&r->obs, name);
-    if (!d) {
-        fprintf(stderr, "no observable %s\n", name);
-        abort();
-    }
-    return d->value_offset + i;
-}
-
-static void check_mean(const char *what, double mean, double se, double exact, double c)
-{
-    double dev = fabs(mean - exact);
-    int ok = dev <= c * se;
-    printf("  %-40s mean %.6g  exact %.6g  |diff| %.3g  se %.3g  (%.2f se; limit %.3g)%s\n", what,
-           mean, exact, dev, se, se > 0 ? dev / se : 0.0, c * se, ok ? "" : "  FAIL");
-    CHECK(ok);
-}
 
 /* ------------------------------------------------------------------ (a) M/D/1 and M/M/1 */
 
@@ -156,45 +40,45 @@ static void case_single(const char *chunk_dist, double lambda, uint64_t seed)
     snprintf(cd, sizeof cd, "chunk_dist=%s", chunk_dist);
     const char *args[] = {"m=1", "size=fixed:1", "mu=2", "chunk=1.5", cd, lam,
                           "warmup=20000", "arrivals=200000", NULL};
-    run r;
-    if (run_point(&r, R, seed, args)) {
+    model_run r;
+    if (model_run_point(&r, &storq_model_cluster, R, seed, args)) {
         CHECK(0);
         return;
     }
-    double c = t_quantile_two_sided(FALSE_ALARM, (double)(R - 1));
+    double c = model_t_two_sided(FALSE_ALARM, R - 1);
     int det = strncmp(chunk_dist, "det", 3) == 0;
     double s = 1.5 / 2, rho = lambda * s; /* E[c]/mu, load */
     double exact = det ? s + rho * s / (2 * (1 - rho)) : s / (1 - rho);
     printf("(a) m = 1, fixed:1, %s: M/%s/1 at rho = %g, %zu replications of 2e5, c = %.3f\n",
            chunk_dist, det ? "D" : "M", rho, R, c);
     double m, se;
-    stat_of(&r, offset_of(&r, "BR_mean_delay", 0), &m, &se);
-    check_mean(det ? "BR_mean_delay = s + rho s/(2(1-rho))" : "BR_mean_delay = s/(1-rho)", m, se,
-               exact, c);
-    stat_of(&r, offset_of(&r, "BR_utilisation", 0), &m, &se);
-    check_mean("BR_utilisation = rho", m, se, rho, c);
+    model_run_stat(&r, model_run_offset(&r, "BR_mean_delay", 0), &m, &se);
+    model_check_mean(det ? "BR_mean_delay = s + rho s/(2(1-rho))" : "BR_mean_delay = s/(1-rho)",
+                     m, se, exact, 0, c);
+    model_run_stat(&r, model_run_offset(&r, "BR_utilisation", 0), &m, &se);
+    model_check_mean("BR_utilisation = rho", m, se, rho, 0, c);
     /* one server: the three policies are the same */
     int same = 1;
     for (size_t i = 0; i < R; i++) {
-        const double *v = r.values + i * r.obs.nvalues;
-        same &= v[offset_of(&r, "BR_mean_delay", 0)] == v[offset_of(&r, "BS_mean_delay", 0)] &&
-                v[offset_of(&r, "BR_mean_delay", 0)] == v[offset_of(&r, "WF_mean_delay", 0)];
+        double br = model_run_value(&r, i, "BR_mean_delay", 0);
+        same &= br == model_run_value(&r, i, "BS_mean_delay", 0) &&
+                br == model_run_value(&r, i, "WF_mean_delay", 0);
     }
     printf("  BR, BS, WF identical on one server: %s\n", same ? "yes" : "NO  FAIL");
     CHECK(same);
-    run_free(&r);
+    model_run_free(&r);
 }
 
 /* ------------------------------------------------------------------ (b), (c) */
 
 static void case_bound(const char *label, const char *const *args, uint64_t seed, size_t R)
 {
-    run r;
-    if (run_point(&r, R, seed, args)) {
+    model_run r;
+    if (model_run_point(&r, &storq_model_cluster, R, seed, args)) {
         CHECK(0);
         return;
     }
-    double c = t_quantile_two_sided(FALSE_ALARM, (double)(R - 1));
+    double c = model_t_two_sided(FALSE_ALARM, R - 1);
     printf("%s: %zu replications, c = %.3f\n", label, R, c);
 
     /* (c) utilisation and the policy order */
@@ -206,18 +90,18 @@ static void case_bound(const char *label, const char *const *args, uint64_t seed
         char nm[64];
         double m, se;
         snprintf(nm, sizeof nm, "%s_utilisation", pols[p]);
-        stat_of(&r, offset_of(&r, nm, 0), &m, &se);
+        model_run_stat(&r, model_run_offset(&r, nm, 0), &m, &se);
         char what[80];
         snprintf(what, sizeof what, "%s = rho", nm);
-        check_mean(what, m, se, rho, c);
+        model_check_mean(what, m, se, rho, 0, c);
     }
     double mbr, sebr;
-    stat_of(&r, offset_of(&r, "BR_mean_delay", 0), &mbr, &sebr);
+    model_run_stat(&r, model_run_offset(&r, "BR_mean_delay", 0), &mbr, &sebr);
     for (int p = 1; p < 3; p++) {
         char nm[64];
         double m, se;
         snprintf(nm, sizeof nm, "diff_%s_BR_mean_delay", pols[p]);
-        stat_of(&r, offset_of(&r, nm, 0), &m, &se);
+        model_run_stat(&r, model_run_offset(&r, nm, 0), &m, &se);
         int ok = m <= c * se;
         printf("  %-40s mean %.6g  se %.3g  (BR mean %.6g)%s\n", nm, m, se, mbr,
                ok ? "  <= 0 within noise" : "  significantly POSITIVE: FAIL");
@@ -238,12 +122,12 @@ static void case_bound(const char *label, const char *const *args, uint64_t seed
         CHECK(pf && pm);
     } else {
         double cerr = ce ? ce->data[0] : 0.0;
-        const storq_obs_def *cd = storq_obs_find(&r.obs, "BR_delay_ccdf");
+        const storq_obs_def *cd = model_run_def(&r, "BR_delay_ccdf");
         int bad = 0;
         double worst = -1e300, worst_x = 0, worst_se = 0;
         for (size_t j = 0; j < pf->len; j++) {
             double m, se;
-            stat_of(&r, cd->value_offset + j, &m, &se);
+            model_run_stat(&r, cd->value_offset + j, &m, &se);
             double ex = m - pf->data[j];
             if (ex > worst) {
                 worst = ex;
@@ -266,7 +150,7 @@ static void case_bound(const char *label, const char *const *args, uint64_t seed
         CHECK(ok);
     }
     storq_theory_free(&th);
-    run_free(&r);
+    model_run_free(&r);
 }
 
 int main(void)

@@ -47,9 +47,7 @@
 
 #include "check.h"
 #include "distribution.h"
-#include "model.h"
-#include "observables.h"
-#include "params.h"
+#include "model_run.h"
 #include "rng.h"
 
 extern const storq_model storq_model_forkjoin;
@@ -82,82 +80,25 @@ static void *xrealloc(void *p, size_t size)
 
 /* ------------------------------------------------------------------ the kernel */
 
-typedef struct kernel_run {
-    storq_params p;
-    void *ctx;
-    storq_observables obs;
-    storq_record rec;
-} kernel_run;
-
-static void setp(storq_params *p, const char *name, const char *text)
+static int kernel_setup(model_run *r, const config *cf)
 {
-    storq_error e = {0};
-    if (storq_params_set(p, name, text, &e)) {
-        fprintf(stderr, "set %s=%s: %s\n", name, text, e.msg);
-        abort();
-    }
-}
-
-static void setl(storq_params *p, const char *name, long v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%ld", v);
-    setp(p, name, buf);
-}
-
-static void setd(storq_params *p, const char *name, double v)
-{
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.17g", v); /* round-trips: the kernel gets this very double */
-    setp(p, name, buf);
-}
-
-static int kernel_setup(kernel_run *r, const config *cf)
-{
-    memset(r, 0, sizeof *r);
-    storq_error err = {0};
-    if (storq_params_defaults(&r->p, &storq_model_forkjoin, &err)) {
-        fprintf(stderr, "defaults: %s\n", err.msg);
-        abort();
-    }
-    setl(&r->p, "n", cf->n);
-    setl(&r->p, "k", cf->k);
-    setl(&r->p, "groups", cf->g);
-    setd(&r->p, "lambda", cf->lambda);
-    setd(&r->p, "mu", cf->mu);
-    setd(&r->p, "correlation", cf->delta);
-    setp(&r->p, "service", cf->service);
-    setp(&r->p, "assign", cf->assign);
-    setp(&r->p, "load", cf->load);
-    setl(&r->p, "warmup", cf->warmup);
-    setl(&r->p, "arrivals", cf->arrivals);
-    if (storq_model_forkjoin.prepare(&r->p, &r->ctx, &err) ||
-        storq_model_forkjoin.declare(r->ctx, &r->obs, &err) ||
-        storq_record_init(&r->rec, &r->obs, &err)) {
-        fprintf(stderr, "%s: prepare/declare: %s\n", cf->label, err.msg);
+    model_run_init(r, &storq_model_forkjoin);
+    model_setl(&r->p, "n", cf->n);
+    model_setl(&r->p, "k", cf->k);
+    model_setl(&r->p, "groups", cf->g);
+    model_setd(&r->p, "lambda", cf->lambda);
+    model_setd(&r->p, "mu", cf->mu);
+    model_setd(&r->p, "correlation", cf->delta);
+    model_set(&r->p, "service", cf->service);
+    model_set(&r->p, "assign", cf->assign);
+    model_set(&r->p, "load", cf->load);
+    model_setl(&r->p, "warmup", cf->warmup);
+    model_setl(&r->p, "arrivals", cf->arrivals);
+    if (model_run_prepare(r)) {
+        fprintf(stderr, "%s: the kernel refuses the point\n", cf->label);
         return -1;
     }
     return 0;
-}
-
-static int kernel_replicate(kernel_run *r, uint64_t rep)
-{
-    storq_error err = {0};
-    storq_record_reset(&r->rec);
-    storq_stream_key key = {.seed = SEED, .point = 0, .replication = rep};
-    if (storq_model_forkjoin.replicate(r->ctx, &key, &r->rec, &err)) {
-        fprintf(stderr, "replicate: %s\n", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-static void kernel_free(kernel_run *r)
-{
-    storq_record_free(&r->rec);
-    storq_observables_free(&r->obs);
-    storq_model_forkjoin.release(r->ctx);
-    storq_params_free(&r->p);
 }
 
 /* ------------------------------------------------------------------ the reference */
@@ -664,7 +605,7 @@ static double value_of(const storq_observables *obs, const storq_record *r, cons
 static ref_counts run_case(const config *cf, int reps)
 {
     ref_counts rc = {0};
-    kernel_run kr;
+    model_run kr;
     if (kernel_setup(&kr, cf)) {
         CHECK(0);
         return rc;
@@ -678,7 +619,7 @@ static ref_counts run_case(const config *cf, int reps)
         abort();
     for (int r = 0; r < reps; r++) {
         double t0 = now();
-        if (kernel_replicate(&kr, (uint64_t)r)) {
+        if (model_run_replicate(&kr, SEED, 0, (uint64_t)r)) {
             CHECK(0);
             break;
         }
@@ -705,15 +646,15 @@ static ref_counts run_case(const config *cf, int reps)
         fflush(stdout);
     }
     storq_record_free(&rr);
-    kernel_free(&kr);
+    model_run_free(&kr);
     return rc;
 }
 
 /* A mutated reference must disagree with the kernel (else the comparison proves nothing). */
 static void run_mutation(const config *cf, int mut, const char *what)
 {
-    kernel_run kr;
-    if (kernel_setup(&kr, cf) || kernel_replicate(&kr, 0)) {
+    model_run kr;
+    if (kernel_setup(&kr, cf) || model_run_replicate(&kr, SEED, 0, 0)) {
         CHECK(0);
         return;
     }
@@ -730,7 +671,7 @@ static void run_mutation(const config *cf, int mut, const char *what)
     printf("%s mutation (%s) on %s: kernel T %.6g, mutated reference T %.6g, %d mismatches\n",
            bad > 0 && !close_rel(tk, tr, REL_TOL) ? "ok" : "FAIL", what, cf->label, tk, tr, bad);
     storq_record_free(&rr);
-    kernel_free(&kr);
+    model_run_free(&kr);
 }
 
 static char *write_trace(void)

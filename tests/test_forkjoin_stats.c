@@ -34,10 +34,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "model.h"
-#include "observables.h"
-#include "params.h"
-#include "stats.h"
+#include "model_run.h"
 
 extern const storq_model storq_model_forkjoin;
 
@@ -48,15 +45,6 @@ extern const storq_model storq_model_forkjoin;
 
 /* ------------------------------------------------------------------ running a point */
 
-typedef struct fj_run {
-    storq_params p;
-    void *ctx;
-    storq_observables obs;
-    size_t reps;
-    double *values;   /* reps x obs.nvalues */
-    uint64_t *counts; /* reps x obs.ncounts: every replication's histogram counts */
-} fj_run;
-
 static double now(void)
 {
     struct timespec ts;
@@ -64,117 +52,30 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Run one point: args are "name=value" strings ending with NULL. Aborts on a usage error (a bug
- * in this test), returns -1 if a replication fails. */
-static int fj_run_point(fj_run *r, size_t reps, uint64_t seed, const char *const *args)
-{
-    memset(r, 0, sizeof *r);
-    storq_error err = {0};
-    if (storq_params_defaults(&r->p, &storq_model_forkjoin, &err)) {
-        fprintf(stderr, "defaults: %s\n", err.msg);
-        abort();
-    }
-    for (const char *const *a = args; *a; a++) {
-        const char *eq = strchr(*a, '=');
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - *a), *a);
-        if (storq_params_set(&r->p, name, eq + 1, &err)) {
-            fprintf(stderr, "%s: %s\n", *a, err.msg);
-            abort();
-        }
-    }
-    if (storq_model_forkjoin.prepare(&r->p, &r->ctx, &err) ||
-        storq_model_forkjoin.declare(r->ctx, &r->obs, &err)) {
-        fprintf(stderr, "prepare/declare: %s\n", err.msg);
-        abort();
-    }
-    r->reps = reps;
-    r->values = calloc(reps * r->obs.nvalues, sizeof *r->values);
-    r->counts = calloc(reps * (r->obs.ncounts ? r->obs.ncounts : 1), sizeof *r->counts);
-    if (!r->values || !r->counts)
-        abort();
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic)
-    for (size_t i = 0; i < reps; i++) {
-        storq_record rec;
-        storq_error e = {0};
-        if (storq_record_init(&rec, &r->obs, &e)) {
-#pragma omp atomic write
-            failed = 1;
-            continue;
-        }
-        storq_record_reset(&rec);
-        storq_stream_key key = {.seed = seed, .point = 0, .replication = i};
-        if (storq_model_forkjoin.replicate(r->ctx, &key, &rec, &e)) {
-            fprintf(stderr, "replication %zu: %s\n", i, e.msg);
-#pragma omp atomic write
-            failed = 1;
-        }
-        memcpy(r->values + i * r->obs.nvalues, rec.values, r->obs.nvalues * sizeof *rec.values);
-        memcpy(r->counts + i * r->obs.ncounts, rec.counts, r->obs.ncounts * sizeof *rec.counts);
-        storq_record_free(&rec);
-    }
-    return failed ? -1 : 0;
-}
-
-#define RUN(r, seed, ...) fj_run_point((r), REPS, (seed), (const char *const[]){__VA_ARGS__, NULL})
-
-static void fj_run_free(fj_run *r)
-{
-    free(r->values);
-    free(r->counts);
-    storq_observables_free(&r->obs);
-    storq_model_forkjoin.release(r->ctx);
-    storq_params_free(&r->p);
-}
-
-static const storq_obs_def *def_of(const fj_run *r, const char *name)
-{
-    const storq_obs_def *d = storq_obs_find(&r->obs, name);
-    if (!d) {
-        fprintf(stderr, "no observable %s\n", name);
-        abort();
-    }
-    return d;
-}
-
-static double value(const fj_run *r, size_t rep, const char *name, size_t i)
-{
-    return r->values[rep * r->obs.nvalues + def_of(r, name)->value_offset + i];
-}
-
-/* Mean and standard error of the values v[0..n-1]. */
-static void mean_se(const double *v, size_t n, double *mean, double *se)
-{
-    double m = 0, s = 0;
-    for (size_t i = 0; i < n; i++)
-        m += v[i];
-    m /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        s += (v[i] - m) * (v[i] - m);
-    *mean = m;
-    *se = sqrt(s / (double)(n - 1) / (double)n);
-}
+/* Run one point: "name=value" strings, REPS replications keyed {seed, 0, rep}. */
+#define RUN(r, seed, ...)                                                                          \
+    model_run_point((r), &storq_model_forkjoin, REPS, (seed),                                      \
+                    (const char *const[]){__VA_ARGS__, NULL})
 
 /* Mean and se over replications of element i of observable name; with b, of the paired
  * difference a - b (same seed and replication: common random numbers). */
-static void stat_diff(const fj_run *a, const fj_run *b, const char *name, size_t i, double *mean,
-                      double *se)
+static void stat_diff(const model_run *a, const model_run *b, const char *name, size_t i,
+                      double *mean, double *se)
 {
     double v[REPS];
     for (size_t rep = 0; rep < a->reps; rep++)
-        v[rep] = value(a, rep, name, i) - (b ? value(b, rep, name, i) : 0.0);
-    mean_se(v, a->reps, mean, se);
+        v[rep] = model_run_value(a, rep, name, i) - (b ? model_run_value(b, rep, name, i) : 0.0);
+    model_mean_se(v, a->reps, 1, mean, se);
 }
 
-static void stat(const fj_run *r, const char *name, size_t i, double *mean, double *se)
+static void stat(const model_run *r, const char *name, size_t i, double *mean, double *se)
 {
     stat_diff(r, NULL, name, i, mean, se);
 }
 
 static double c_of(size_t reps)
 {
-    return storq_t_quantile(1.0 - FALSE_ALARM, reps - 1);
+    return model_t_two_sided(FALSE_ALARM, reps - 1);
 }
 
 /* |mean - exact| <= c se. Also rejects se = 0 (a degenerate estimate proves nothing). */
@@ -189,7 +90,7 @@ static void check_exact(const char *what, double mean, double se, double exact, 
     CHECK(ok);
 }
 
-static void check_run_exact(const fj_run *r, const char *what, const char *name, size_t i,
+static void check_run_exact(const model_run *r, const char *what, const char *name, size_t i,
                             double exact)
 {
     double m, se;
@@ -217,9 +118,9 @@ static double harmonic(unsigned n, int power)
 /* ------------------------------------------------------------------ 1, 6, 9: (n,1) exponential */
 
 /* P(T >= x) of every replication, x snapped up to the first bin edge >= x (*edge). */
-static void ccdf_at(const fj_run *r, double x, double *edge, double *frac)
+static void ccdf_at(const model_run *r, double x, double *edge, double *frac)
 {
-    const storq_obs_def *d = def_of(r, "response_time");
+    const storq_obs_def *d = model_run_def(r, "response_time");
     double *edges = malloc((d->nbins + 1) * sizeof *edges);
     storq_hist_edges(d, edges);
     size_t j = 0;
@@ -227,7 +128,7 @@ static void ccdf_at(const fj_run *r, double x, double *edge, double *frac)
         j++;
     *edge = edges[j];
     for (size_t rep = 0; rep < r->reps; rep++) {
-        const uint64_t *cnt = r->counts + rep * r->obs.ncounts + d->count_offset;
+        const uint64_t *cnt = model_run_counts(r, rep, d);
         uint64_t above = 0, all = 0;
         /* counts[0] is the underflow, counts[i] covers [edges[i-1], edges[i]), the last the
          * overflow: T >= edges[j] is everything from counts[j + 1] on */
@@ -247,7 +148,7 @@ static void case_n1_exp(unsigned n, double mu, double lambda, uint64_t seed, int
     snprintf(an, sizeof an, "n=%u", n);
     snprintf(am, sizeof am, "mu=%.17g", mu);
     snprintf(al, sizeof al, "lambda=%.17g", lambda);
-    fj_run r;
+    model_run r;
     if (RUN(&r, seed, an, "k=1", am, al, "warmup=5000", ARRIVALS)) {
         CHECK(0);
         return;
@@ -258,17 +159,14 @@ static void case_n1_exp(unsigned n, double mu, double lambda, uint64_t seed, int
     check_run_exact(&r, "mean_response_time = 1/(n mu - lambda)", "mean_response_time", 0,
                     1.0 / rate);
     check_run_exact(&r, "6. utilisation = lambda/(n mu)", "utilisation", 0, lambda / (n * mu));
-    const storq_obs_def *d = def_of(&r, "response_time");
+    const storq_obs_def *d = model_run_def(&r, "response_time");
     /* every measured job lands in the histogram, and its sum is the mean's numerator */
     int complete = 1;
     for (size_t rep = 0; rep < r.reps; rep++) {
-        uint64_t all = 0;
-        for (size_t i = 0; i < d->nbins + 2; i++)
-            all += r.counts[rep * r.obs.ncounts + d->count_offset + i];
-        complete &= all == NJOBS;
-        complete &= fabs(r.values[rep * r.obs.nvalues + d->value_offset] / NJOBS -
-                         value(&r, rep, "mean_response_time", 0)) <=
-                    1e-12 * value(&r, rep, "mean_response_time", 0);
+        complete &= model_run_hist_total(&r, rep, d) == NJOBS;
+        complete &= fabs(model_run_row(&r, rep)[d->value_offset] / NJOBS -
+                         model_run_value(&r, rep, "mean_response_time", 0)) <=
+                    1e-12 * model_run_value(&r, rep, "mean_response_time", 0);
     }
     printf("  histogram holds every measured job, its sum / N = mean_response_time: %s\n",
            complete ? "yes" : "NO  FAIL");
@@ -283,7 +181,7 @@ static void case_n1_exp(unsigned n, double mu, double lambda, uint64_t seed, int
         for (size_t q = 0; q < sizeof xs / sizeof *xs; q++) {
             double frac[REPS], edge, m, se;
             ccdf_at(&r, xs[q], &edge, frac);
-            mean_se(frac, r.reps, &m, &se);
+            model_mean_se(frac, r.reps, 1, &m, &se);
             const double exact = exp(-rate * edge);
             char what[96];
             snprintf(what, sizeof what, "9. P(T >= %.5g) = exp(-%g x)", edge, rate);
@@ -293,7 +191,7 @@ static void case_n1_exp(unsigned n, double mu, double lambda, uint64_t seed, int
                    sqrt(exact * (1 - exact) / (double)(r.reps * (size_t)NJOBS)));
         }
     }
-    fj_run_free(&r);
+    model_run_free(&r);
 }
 
 /* ------------------------------------------------------------------ 2: (2,2) exponential */
@@ -303,7 +201,7 @@ static void case_22(double mu, double lambda, uint64_t seed, int negative_contro
     char am[32], al[32];
     snprintf(am, sizeof am, "mu=%.17g", mu);
     snprintf(al, sizeof al, "lambda=%.17g", lambda);
-    fj_run r;
+    model_run r;
     if (RUN(&r, seed, "n=2", "k=2", am, al, "warmup=5000", ARRIVALS)) {
         CHECK(0);
         return;
@@ -324,7 +222,7 @@ static void case_22(double mu, double lambda, uint64_t seed, int negative_contro
                wrong, fabs(m - wrong) / se, rejected ? "rejected (good)" : "NOT rejected  FAIL");
         CHECK(rejected);
     }
-    fj_run_free(&r);
+    model_run_free(&r);
 }
 
 /* ------------------------------------------------------------------ 3: (n,k) bounds */
@@ -336,7 +234,7 @@ static void case_bounds(unsigned n, unsigned k, double mu, double lambda, uint64
     snprintf(ak, sizeof ak, "k=%u", k);
     snprintf(am, sizeof am, "mu=%.17g", mu);
     snprintf(al, sizeof al, "lambda=%.17g", lambda);
-    fj_run r;
+    model_run r;
     if (RUN(&r, seed, an, ak, am, al, "warmup=5000", ARRIVALS)) {
         CHECK(0);
         return;
@@ -369,7 +267,7 @@ static void case_bounds(unsigned n, unsigned k, double mu, double lambda, uint64
     CHECK(ok_lo);
     CHECK(ok_hi);
     check_run_exact(&r, "6. utilisation = lambda/(n mu)", "utilisation", 0, lambda / (n * mu));
-    fj_run_free(&r);
+    model_run_free(&r);
 }
 
 /* ------------------------------------------------------------------ 4, 5: lock-step M/G/1 */
@@ -378,8 +276,8 @@ static void case_bounds(unsigned n, unsigned k, double mu, double lambda, uint64
 static void case_lockstep(const char *label, const char *const *args, double lambda, double es,
                           double es2, uint64_t seed, int companion, double companion_exact)
 {
-    fj_run r;
-    if (fj_run_point(&r, REPS, seed, args)) {
+    model_run r;
+    if (model_run_point(&r, &storq_model_forkjoin, REPS, seed, args)) {
         CHECK(0);
         return;
     }
@@ -391,7 +289,7 @@ static void case_lockstep(const char *label, const char *const *args, double lam
     if (companion)
         check_run_exact(&r, "uncorrelated_mean_response_time (delta = 0)",
                         "uncorrelated_mean_response_time", 0, companion_exact);
-    fj_run_free(&r);
+    model_run_free(&r);
 }
 
 static void cases_lockstep(void)
@@ -463,7 +361,7 @@ static void case_groups(void)
 {
     /* 7. uniform over 3 groups of (5,1) exp: each an M/M/1 at rate 5 mu fed lambda/3 */
     {
-        fj_run r;
+        model_run r;
         if (RUN(&r, 701, "n=5", "k=1", "mu=1", "groups=3", "assign=uniform", "lambda=9",
                 "warmup=5000", ARRIVALS)) {
             CHECK(0);
@@ -481,12 +379,12 @@ static void case_groups(void)
             snprintf(what, sizeof what, "group_utilisation[%zu] = lambda/(g n mu)", G);
             check_run_exact(&r, what, "group_utilisation", G, 9.0 / 15);
         }
-        fj_run_free(&r);
+        model_run_free(&r);
     }
     /* 6. power of 2 over 4 groups of (5,2) exp: the groups are exchangeable, so share 1/4 each,
      * and the utilisation is still lambda/(g n mu) */
     {
-        fj_run r;
+        model_run r;
         if (RUN(&r, 601, "n=5", "k=2", "mu=1", "groups=4", "assign=pod:2", "lambda=12",
                 "warmup=5000", ARRIVALS)) {
             CHECK(0);
@@ -501,14 +399,14 @@ static void case_groups(void)
             snprintf(what, sizeof what, "group_utilisation[%zu] = lambda/(g n mu)", G);
             check_run_exact(&r, what, "group_utilisation", G, 12.0 / 20);
         }
-        fj_run_free(&r);
+        model_run_free(&r);
     }
 }
 
 /* ------------------------------------------------------------------ 8: assignment order */
 
 /* a < b in mean response time: the paired difference b - a is significantly positive. */
-static void check_better(const char *what, const fj_run *a, const fj_run *b)
+static void check_better(const char *what, const model_run *a, const model_run *b)
 {
     double d, se, ma, sa, mb, sb;
     stat_diff(b, a, "mean_response_time", 0, &d, &se);
@@ -528,7 +426,7 @@ static void case_order(void)
      * 16 (80% of the capacity 20) the policies differ clearly. Same seed for all: common random
      * numbers (arrivals and task times per job do not depend on the group). */
     const uint64_t seed = 801;
-    fj_run uni;
+    model_run uni;
     if (RUN(&uni, seed, "n=5", "k=2", "mu=1", "groups=4", "lambda=16", "assign=uniform",
             "warmup=5000", ARRIVALS)) {
         CHECK(0);
@@ -539,7 +437,7 @@ static void case_order(void)
     check_run_exact(&uni, "uniform: utilisation = lambda/(g n mu)", "utilisation", 0, 16.0 / 20);
     const char *loads[] = {"load=work", "load=jobs"};
     for (int l = 0; l < 2; l++) {
-        fj_run pod, lwl;
+        model_run pod, lwl;
         if (RUN(&pod, seed, "n=5", "k=2", "mu=1", "groups=4", "lambda=16", "assign=pod:2",
                 loads[l], "warmup=5000", ARRIVALS) ||
             RUN(&lwl, seed, "n=5", "k=2", "mu=1", "groups=4", "lambda=16", "assign=lwl", loads[l],
@@ -557,10 +455,10 @@ static void case_order(void)
             check_run_exact(&lwl, what, "group_share", G, 0.25);
         }
         check_run_exact(&lwl, "lwl: utilisation = lambda/(g n mu)", "utilisation", 0, 16.0 / 20);
-        fj_run_free(&pod);
-        fj_run_free(&lwl);
+        model_run_free(&pod);
+        model_run_free(&lwl);
     }
-    fj_run_free(&uni);
+    model_run_free(&uni);
 }
 
 /* ------------------------------------------------------------------ main */

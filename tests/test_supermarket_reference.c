@@ -21,9 +21,7 @@
 
 #include "check.h"
 #include "distribution.h"
-#include "model.h"
-#include "observables.h"
-#include "params.h"
+#include "model_run.h"
 #include "rng.h"
 #include "supermarket_internal.h"
 
@@ -597,19 +595,10 @@ static int set_param(storq_params *p, const char *name, const char *text)
     return 0;
 }
 
-static void params_defaults(storq_params *p)
-{
-    storq_error err = {0};
-    if (storq_params_defaults(p, &storq_model_supermarket, &err)) {
-        fprintf(stderr, "defaults: %s\n", err.msg);
-        abort();
-    }
-}
-
+/* p: the model's defaults (model_run_init). */
 static void config_params(const config *cf, storq_params *p)
 {
     char b[512];
-    params_defaults(p);
     snprintf(b, sizeof b, "%ld", cf->n);
     set_param(p, "n", b);
     snprintf(b, sizeof b, "%d", cf->L);
@@ -654,27 +643,21 @@ static int case_no = 0;
 static void run_case(const config *cf, uint64_t replication)
 {
     case_no++;
-    storq_params p;
-    config_params(cf, &p);
-    void *ctx = NULL;
-    storq_error err = {0};
-    const storq_model *m = &storq_model_supermarket;
-    if (m->prepare(&p, &ctx, &err)) {
-        fprintf(stderr, "case %d: prepare failed: %s\n", case_no, err.msg);
+    model_run kr;
+    model_run_init(&kr, &storq_model_supermarket);
+    config_params(cf, &kr.p);
+    if (model_run_prepare(&kr)) {
+        fprintf(stderr, "case %d: prepare failed\n", case_no);
         CHECK(0);
-        storq_params_free(&p);
         return;
     }
-    storq_observables obs = {0};
-    CHECK(m->declare(ctx, &obs, &err) == 0);
-    storq_record rec, refrec;
-    CHECK(storq_record_init(&rec, &obs, &err) == 0);
-    CHECK(storq_record_init(&refrec, &obs, &err) == 0);
-    storq_record_reset(&rec);
+    storq_record refrec;
+    storq_error err = {0};
+    CHECK(storq_record_init(&refrec, &kr.obs, &err) == 0);
     storq_record_reset(&refrec);
     storq_stream_key key = {.seed = 20240601u + (uint64_t)case_no, .point = 3,
                             .replication = replication};
-    CHECK(m->replicate(ctx, &key, &rec, &err) == 0);
+    CHECK(model_run_replicate(&kr, key.seed, key.point, key.replication) == 0);
 
     result r = {0};
     r.levels = cf->levels;
@@ -690,10 +673,10 @@ static void run_case(const config *cf, uint64_t replication)
         ref_servers(cf, &key, &r);
 
     int before = check_failures_;
-    CHECK_EQ_U64(rec.events, r.events);
+    CHECK_EQ_U64(kr.rec.events, r.events);
     if (!cf->transient) {
-        const double *u = storq_record_vector(&rec, (int)(storq_obs_find(&obs, "u") - obs.defs));
-        const double *nv = storq_record_vector(&rec, (int)(storq_obs_find(&obs, "n_var_u") - obs.defs));
+        const double *u = kr.rec.values + model_run_offset(&kr, "u", 0);
+        const double *nv = kr.rec.values + model_run_offset(&kr, "n_var_u", 0);
         for (long i = 0; i < r.levels; i++) {
             CHECK(close_rel(u[i], r.u[i], 0.0));
             /* the reference's E[N^2] - E[N]^2 cancels down from E[N^2]/n: relative to that */
@@ -703,50 +686,49 @@ static void run_case(const config *cf, uint64_t replication)
                 fprintf(stderr, "  level %ld: u %.17g vs %.17g, n_var_u %.17g vs %.17g\n", i,
                         u[i], r.u[i], nv[i], r.nvar[i]);
         }
-        int id = (int)(storq_obs_find(&obs, "mean_queue_length") - obs.defs);
-        CHECK(close_rel(rec.values[obs.defs[id].value_offset], r.mql, 0.0));
+        CHECK(close_rel(kr.rec.values[model_run_offset(&kr, "mean_queue_length", 0)], r.mql, 0.0));
         /* histograms: bin the reference's raw values with the same layout */
         const char *hn[3] = {"arrival_queue_length", "task_sojourn", "job_delay"};
         double *vals[3] = {r.aql, r.soj, r.del};
         size_t nvals[3] = {r.naql, r.nsoj, r.ndel};
         for (int h = 0; h < (cf->counts ? 1 : 3); h++) {
-            const storq_obs_def *d = storq_obs_find(&obs, hn[h]);
+            const storq_obs_def *d = storq_obs_find(&kr.obs, hn[h]);
             CHECK(d != NULL);
             if (!d)
                 continue;
-            storq_hist hh = storq_record_hist(&refrec, (int)(d - obs.defs));
+            storq_hist hh = storq_record_hist(&refrec, (int)(d - kr.obs.defs));
             for (size_t j = 0; j < nvals[h]; j++)
                 storq_hist_add(&hh, vals[h][j]);
             size_t diffs = 0;
             for (size_t b = 0; b < d->nbins + 2; b++)
-                diffs += rec.counts[d->count_offset + b] != refrec.counts[d->count_offset + b];
+                diffs += kr.rec.counts[d->count_offset + b] != refrec.counts[d->count_offset + b];
             CHECK_EQ_U64(diffs, 0);
-            CHECK(rec.minmax[d->minmax_offset] == refrec.minmax[d->minmax_offset]);
-            CHECK(rec.minmax[d->minmax_offset + 1] == refrec.minmax[d->minmax_offset + 1]);
+            CHECK(kr.rec.minmax[d->minmax_offset] == refrec.minmax[d->minmax_offset]);
+            CHECK(kr.rec.minmax[d->minmax_offset + 1] == refrec.minmax[d->minmax_offset + 1]);
             /* the histogram's sum of values */
-            CHECK(close_rel(rec.values[d->value_offset], refrec.values[d->value_offset], 0.0));
+            CHECK(close_rel(kr.rec.values[d->value_offset], refrec.values[d->value_offset], 0.0));
         }
         if (!cf->counts) {
-            const storq_obs_def *d1 = storq_obs_find(&obs, "mean_task_sojourn");
-            const storq_obs_def *d2 = storq_obs_find(&obs, "mean_job_delay");
-            CHECK(close_rel(rec.values[d1->value_offset], r.msoj, 0.0));
-            CHECK(close_rel(rec.values[d2->value_offset], r.mdel, 0.0));
+            const storq_obs_def *d1 = storq_obs_find(&kr.obs, "mean_task_sojourn");
+            const storq_obs_def *d2 = storq_obs_find(&kr.obs, "mean_job_delay");
+            CHECK(close_rel(kr.rec.values[d1->value_offset], r.msoj, 0.0));
+            CHECK(close_rel(kr.rec.values[d2->value_offset], r.mdel, 0.0));
             CHECK_EQ_U64(r.nsoj, (unsigned long long)cf->arrivals * (unsigned long long)cf->k);
             CHECK_EQ_U64(r.ndel, (unsigned long long)cf->arrivals);
         } else {
-            CHECK(storq_obs_find(&obs, "task_sojourn") == NULL);
+            CHECK(storq_obs_find(&kr.obs, "task_sojourn") == NULL);
         }
         CHECK_EQ_U64(r.naql, (unsigned long long)cf->arrivals * (unsigned long long)cf->k);
     } else {
-        const storq_obs_def *d = storq_obs_find(&obs, "u_t");
-        const storq_obs_def *dq = storq_obs_find(&obs, "mean_queue_length_t");
+        const storq_obs_def *d = storq_obs_find(&kr.obs, "u_t");
+        const storq_obs_def *dq = storq_obs_find(&kr.obs, "mean_queue_length_t");
         CHECK(d && dq);
         if (d && dq) {
             size_t bad = 0;
             for (long j = 0; j < (cf->grid + 1) * r.levels; j++)
-                bad += rec.values[d->value_offset + (size_t)j] != r.ut[j];
+                bad += kr.rec.values[d->value_offset + (size_t)j] != r.ut[j];
             for (long j = 0; j <= cf->grid; j++)
-                bad += rec.values[dq->value_offset + (size_t)j] != r.mqlt[j];
+                bad += kr.rec.values[dq->value_offset + (size_t)j] != r.mqlt[j];
             CHECK_EQ_U64(bad, 0);
         }
     }
@@ -759,11 +741,8 @@ static void run_case(const config *cf, uint64_t replication)
                 cf->transient ? "transient" : "steady");
 
     result_free(&r);
-    storq_record_free(&rec);
     storq_record_free(&refrec);
-    storq_observables_free(&obs);
-    m->release(ctx);
-    storq_params_free(&p);
+    model_run_free(&kr);
 }
 
 /* ------------------------------------------------------------------ selection unit check */

@@ -24,143 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MODEL_CHECK_WIDTH 34
 #include "check.h"
-#include "model.h"
-#include "observables.h"
-#include "params.h"
-#include "stats.h"
+#include "model_run.h"
 #include "supermarket_meanfield.h"
 
 extern const storq_model storq_model_supermarket;
 
-/* ------------------------------------------------------------------ Student t quantiles */
-
-/* The c with P(|T| > c) = p for Student's t with df degrees of freedom (src/stats.c). */
-static double t_quantile_two_sided(double p, double df)
-{
-    return storq_t_quantile(1.0 - p, (size_t)df);
-}
-
 #define FALSE_ALARM 1e-5
-
-/* ------------------------------------------------------------------ running a point */
-
-typedef struct run {
-    storq_observables obs;
-    size_t reps;
-    double *values; /* reps x nvalues */
-    double *aql_mean; /* per replication: mean of arrival_queue_length */
-    void *ctx;
-    storq_params p;
-} run;
-
-static void setp(storq_params *p, const char *name, const char *text)
-{
-    storq_error e = {0};
-    if (storq_params_set(p, name, text, &e)) {
-        fprintf(stderr, "%s\n", e.msg);
-        abort();
-    }
-}
-
-/* args: "name=value" strings, NULL-terminated. */
-static int run_point(run *r, size_t reps, uint64_t seed, const char *const *args)
-{
-    memset(r, 0, sizeof *r);
-    storq_params *p = &r->p;
-    storq_error de = {0};
-    if (storq_params_defaults(p, &storq_model_supermarket, &de)) {
-        fprintf(stderr, "defaults: %s\n", de.msg);
-        abort();
-    }
-    for (const char *const *a = args; *a; a++) {
-        char name[64];
-        const char *eq = strchr(*a, '=');
-        snprintf(name, sizeof name, "%.*s", (int)(eq - *a), *a);
-        setp(p, name, eq + 1);
-    }
-    storq_error err = {0};
-    if (p->model->prepare(p, &r->ctx, &err) || p->model->declare(r->ctx, &r->obs, &err)) {
-        fprintf(stderr, "prepare/declare: %s\n", err.msg);
-        return -1;
-    }
-    r->reps = reps;
-    r->values = calloc(reps * r->obs.nvalues, sizeof *r->values);
-    r->aql_mean = calloc(reps, sizeof *r->aql_mean);
-    const storq_obs_def *ah = storq_obs_find(&r->obs, "arrival_queue_length");
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic)
-    for (size_t i = 0; i < reps; i++) {
-        storq_record rec;
-        storq_error e = {0};
-        if (storq_record_init(&rec, &r->obs, &e)) {
-#pragma omp atomic write
-            failed = 1;
-            continue;
-        }
-        storq_record_reset(&rec);
-        storq_stream_key key = {.seed = seed, .point = 0, .replication = i};
-        if (p->model->replicate(r->ctx, &key, &rec, &e)) {
-#pragma omp atomic write
-            failed = 1;
-        }
-        memcpy(r->values + i * r->obs.nvalues, rec.values, r->obs.nvalues * sizeof *rec.values);
-        if (ah) {
-            /* the histogram's per-replication sum over all counts, overflow included */
-            uint64_t cnt = 0;
-            for (size_t b = 0; b < ah->nbins + 2; b++)
-                cnt += rec.counts[ah->count_offset + b];
-            r->aql_mean[i] = rec.values[ah->value_offset] / (double)cnt;
-        }
-        storq_record_free(&rec);
-    }
-    return failed ? -1 : 0;
-}
-
-static void run_free(run *r)
-{
-    free(r->values);
-    free(r->aql_mean);
-    storq_observables_free(&r->obs);
-    storq_model_supermarket.release(r->ctx);
-    storq_params_free(&r->p);
-}
-
-/* Mean and standard error over replications of value element off. */
-static void stat_of(const run *r, size_t off, double *mean, double *se)
-{
-    double m = 0, s = 0;
-    for (size_t i = 0; i < r->reps; i++)
-        m += r->values[i * r->obs.nvalues + off];
-    m /= (double)r->reps;
-    for (size_t i = 0; i < r->reps; i++) {
-        double d = r->values[i * r->obs.nvalues + off] - m;
-        s += d * d;
-    }
-    *mean = m;
-    *se = sqrt(s / (double)(r->reps - 1) / (double)r->reps);
-}
-
-static size_t offset_of(const run *r, const char *name, size_t i)
-{
-    const storq_obs_def *d = storq_obs_find(&r->obs, name);
-    if (!d) {
-        fprintf(stderr, "no observable %s\n", name);
-        abort();
-    }
-    return d->value_offset + i;
-}
-
-/* |mean - exact| <= allowance + c se, printing the numbers. */
-static void check_mean(const char *what, double mean, double se, double exact, double allowance,
-                       double c)
-{
-    double dev = fabs(mean - exact);
-    int ok = dev <= allowance + c * se;
-    printf("  %-34s mean %.6g  exact %.6g  |diff| %.3g  se %.3g  (%.2f se; limit %.3g)%s\n", what,
-           mean, exact, dev, se, se > 0 ? dev / se : 0.0, allowance + c * se, ok ? "" : "  FAIL");
-    CHECK(ok);
-}
 
 /* ------------------------------------------------------------------ (a) M/M/1 */
 
@@ -171,35 +42,39 @@ static void case_mm1(double lambda, uint64_t seed)
     snprintf(lam, sizeof lam, "lambda=%g", lambda);
     const char *args[] = {"n=100", "L=1", "k=1", lam, "warmup=200000", "arrivals=500000",
                           "levels=40", NULL};
-    run r;
-    CHECK(run_point(&r, R, seed, args) == 0);
-    double c = t_quantile_two_sided(FALSE_ALARM, (double)(R - 1));
+    model_run r;
+    if (model_run_point(&r, &storq_model_supermarket, R, seed, args)) {
+        CHECK(0);
+        return;
+    }
+    double c = model_t_two_sided(FALSE_ALARM, R - 1);
     printf("(a) M/M/1, lambda = %g, n = 100, %zu replications of 5e5 jobs, c = %.3f\n", lambda, R,
            c);
     double m, se;
-    stat_of(&r, offset_of(&r, "mean_task_sojourn", 0), &m, &se);
-    check_mean("mean_task_sojourn = 1/(1-lambda)", m, se, 1 / (1 - lambda), 0, c);
+    model_run_stat(&r, model_run_offset(&r, "mean_task_sojourn", 0), &m, &se);
+    model_check_mean("mean_task_sojourn = 1/(1-lambda)", m, se, 1 / (1 - lambda), 0, c);
     double md, sed;
-    stat_of(&r, offset_of(&r, "mean_job_delay", 0), &md, &sed);
+    model_run_stat(&r, model_run_offset(&r, "mean_job_delay", 0), &md, &sed);
     CHECK(md == m); /* k = 1: a job is its task */
-    stat_of(&r, offset_of(&r, "mean_queue_length", 0), &m, &se);
-    check_mean("mean_queue_length = lambda/(1-lambda)", m, se, lambda / (1 - lambda), 0, c);
+    model_run_stat(&r, model_run_offset(&r, "mean_queue_length", 0), &m, &se);
+    model_check_mean("mean_queue_length = lambda/(1-lambda)", m, se, lambda / (1 - lambda), 0, c);
     for (int i = 1; i <= 5; i++) {
         char what[64];
         snprintf(what, sizeof what, "u_%d = lambda^%d", i, i);
-        stat_of(&r, offset_of(&r, "u", (size_t)i), &m, &se);
-        check_mean(what, m, se, pow(lambda, i), 0, c);
+        model_run_stat(&r, model_run_offset(&r, "u", (size_t)i), &m, &se);
+        model_check_mean(what, m, se, pow(lambda, i), 0, c);
     }
-    /* PASTA: arriving tasks find the stationary queue length */
-    double s = 0, s2 = 0;
+    /* PASTA: arriving tasks find the stationary queue length. Per replication: the histogram's
+     * sum over all its counts, overflow included. */
+    const storq_obs_def *ah = model_run_def(&r, "arrival_queue_length");
+    double *aql_mean = malloc(R * sizeof *aql_mean);
     for (size_t i = 0; i < R; i++)
-        s += r.aql_mean[i];
-    s /= (double)R;
-    for (size_t i = 0; i < R; i++)
-        s2 += (r.aql_mean[i] - s) * (r.aql_mean[i] - s);
-    check_mean("arrival_queue_length mean (PASTA)", s, sqrt(s2 / (double)(R - 1) / (double)R),
-               lambda / (1 - lambda), 0, c);
-    run_free(&r);
+        aql_mean[i] = model_run_row(&r, i)[ah->value_offset] /
+                      (double)model_run_hist_total(&r, i, ah);
+    model_mean_se(aql_mean, R, 1, &m, &se);
+    model_check_mean("arrival_queue_length mean (PASTA)", m, se, lambda / (1 - lambda), 0, c);
+    free(aql_mean);
+    model_run_free(&r);
 }
 
 /* ------------------------------------------------------------------ (b) mean field, n = 10^4 */
@@ -218,10 +93,13 @@ static void case_meanfield(int L, int k, uint64_t seed)
     snprintf(a2, sizeof a2, "k=%d", k);
     const char *args[] = {"n=10000", a1, a2, "lambda=0.9", "warmup=500000", "arrivals=1000000",
                           NULL};
-    run r;
-    CHECK(run_point(&r, R, seed, args) == 0);
-    double c = t_quantile_two_sided(FALSE_ALARM, (double)(R - 1));
-    const storq_obs_def *d = storq_obs_find(&r.obs, "u");
+    model_run r;
+    if (model_run_point(&r, &storq_model_supermarket, R, seed, args)) {
+        CHECK(0);
+        return;
+    }
+    double c = model_t_two_sided(FALSE_ALARM, R - 1);
+    const storq_obs_def *d = model_run_def(&r, "u");
     size_t levels = d->length;
     double *fp = malloc(sizeof *fp * levels);
     sm_fixed_point(L, k, lambda, levels, fp);
@@ -229,18 +107,18 @@ static void case_meanfield(int L, int k, uint64_t seed)
            "c = %.3f, bias allowance %.0f/n\n",
            L, k, R, c, BIAS_ALLOWANCE);
     double m, se;
-    stat_of(&r, d->value_offset + 1, &m, &se);
-    check_mean("u_1 = lambda (no allowance)", m, se, lambda, 0, c);
+    model_run_stat(&r, d->value_offset + 1, &m, &se);
+    model_check_mean("u_1 = lambda (no allowance)", m, se, lambda, 0, c);
     for (size_t i = 2; i < levels; i++) {
         if (fp[i] < 1e-6)
             break;
         char what[64];
         snprintf(what, sizeof what, "u_%zu = fixed point", i);
-        stat_of(&r, d->value_offset + i, &m, &se);
-        check_mean(what, m, se, fp[i], BIAS_ALLOWANCE / n, c);
+        model_run_stat(&r, d->value_offset + i, &m, &se);
+        model_check_mean(what, m, se, fp[i], BIAS_ALLOWANCE / n, c);
     }
     free(fp);
-    run_free(&r);
+    model_run_free(&r);
 }
 
 /* ------------------------------------------------------------------ (c) servers vs counts */
@@ -253,30 +131,38 @@ static void case_engines(const char *n, const char *L, const char *k, const char
                          "levels=10", "engine=servers", NULL};
     const char *a_c[] = {n, L, k, "lambda=0.85", sampling, "warmup=100000", "arrivals=300000",
                          "levels=10", "engine=counts", NULL};
-    run rs, rc;
-    CHECK(run_point(&rs, R, seed, a_s) == 0);
-    CHECK(run_point(&rc, R, seed + 1, a_c) == 0);
-    double c = t_quantile_two_sided(FALSE_ALARM, (double)(R - 1));
+    model_run rs, rc;
+    if (model_run_point(&rs, &storq_model_supermarket, R, seed, a_s)) {
+        CHECK(0);
+        return;
+    }
+    if (model_run_point(&rc, &storq_model_supermarket, R, seed + 1, a_c)) {
+        CHECK(0);
+        model_run_free(&rs);
+        return;
+    }
+    double c = model_t_two_sided(FALSE_ALARM, R - 1);
     printf("(c) servers vs counts: %s %s %s lambda=0.85 %s, %zu + %zu replications, c = %.3f\n", n,
            L, k, sampling, R, R, c);
     for (int i = 1; i <= 4; i++) {
         double m1, s1, m2, s2;
-        stat_of(&rs, offset_of(&rs, "u", (size_t)i), &m1, &s1);
-        stat_of(&rc, offset_of(&rc, "u", (size_t)i), &m2, &s2);
+        model_run_stat(&rs, model_run_offset(&rs, "u", (size_t)i), &m1, &s1);
+        model_run_stat(&rc, model_run_offset(&rc, "u", (size_t)i), &m2, &s2);
         char what[64];
         snprintf(what, sizeof what, "u_%d servers - counts", i);
-        check_mean(what, m1 - m2, sqrt(s1 * s1 + s2 * s2), 0, 0, c);
-        stat_of(&rs, offset_of(&rs, "n_var_u", (size_t)i), &m1, &s1);
-        stat_of(&rc, offset_of(&rc, "n_var_u", (size_t)i), &m2, &s2);
+        model_check_mean(what, m1 - m2, sqrt(s1 * s1 + s2 * s2), 0, 0, c);
+        model_run_stat(&rs, model_run_offset(&rs, "n_var_u", (size_t)i), &m1, &s1);
+        model_run_stat(&rc, model_run_offset(&rc, "n_var_u", (size_t)i), &m2, &s2);
         snprintf(what, sizeof what, "n_var_u_%d servers - counts", i);
-        check_mean(what, m1 - m2, sqrt(s1 * s1 + s2 * s2), 0, 0, c);
+        model_check_mean(what, m1 - m2, sqrt(s1 * s1 + s2 * s2), 0, 0, c);
     }
     double m1, s1, m2, s2;
-    stat_of(&rs, offset_of(&rs, "mean_queue_length", 0), &m1, &s1);
-    stat_of(&rc, offset_of(&rc, "mean_queue_length", 0), &m2, &s2);
-    check_mean("mean_queue_length servers - counts", m1 - m2, sqrt(s1 * s1 + s2 * s2), 0, 0, c);
-    run_free(&rs);
-    run_free(&rc);
+    model_run_stat(&rs, model_run_offset(&rs, "mean_queue_length", 0), &m1, &s1);
+    model_run_stat(&rc, model_run_offset(&rc, "mean_queue_length", 0), &m2, &s2);
+    model_check_mean("mean_queue_length servers - counts", m1 - m2, sqrt(s1 * s1 + s2 * s2), 0, 0,
+                     c);
+    model_run_free(&rs);
+    model_run_free(&rc);
 }
 
 /* ------------------------------------------------------------------ (d) transient vs ODE */
@@ -290,15 +176,18 @@ static void case_transient(const char *L, const char *k, const char *start, cons
     snprintf(st, sizeof st, "start=%s", start);
     const char *args[] = {"n=10000", L, k, "lambda=0.9", "mode=transient", "horizon=20",
                           "grid=5", "levels=7", st, engine, NULL};
-    run r;
-    CHECK(run_point(&r, R, seed, args) == 0);
+    model_run r;
+    if (model_run_point(&r, &storq_model_supermarket, R, seed, args)) {
+        CHECK(0);
+        return;
+    }
     storq_theory th = {0};
     storq_error err = {0};
     CHECK(storq_model_supermarket.theory(r.ctx, &th, &err) == 0);
     const storq_array *ode = storq_theory_find(&th, "u_t");
     const storq_obs_def *d = storq_obs_find(&r.obs, "u_t");
     CHECK(ode && d && ode->len == d->length);
-    double c = t_quantile_two_sided(FALSE_ALARM, (double)(R - 1));
+    double c = model_t_two_sided(FALSE_ALARM, R - 1);
     printf("(d) transient vs ODE: %s %s lambda=0.9 %s %s n = 10^4, t = 0, 4, .., 20, %zu "
            "replications, c = %.3f, bias allowance %.0f/n\n",
            L, k, st, engine, R, c, BIAS_ALLOWANCE);
@@ -307,30 +196,30 @@ static void case_transient(const char *L, const char *k, const char *start, cons
         size_t bad = 0;
         for (size_t rep = 0; rep < R; rep++)
             for (size_t i = 0; i < 7; i++)
-                bad += r.values[rep * r.obs.nvalues + d->value_offset + i] != ode->data[i];
+                bad += model_run_row(&r, rep)[d->value_offset + i] != ode->data[i];
         CHECK_EQ_U64(bad, 0);
         for (size_t j = 1; j <= 5; j++) {
             for (size_t i = 1; i < 7; i++) {
                 double m, se, exact = ode->data[j * 7 + i];
                 if (exact < 1e-6)
                     continue;
-                stat_of(&r, d->value_offset + j * 7 + i, &m, &se);
+                model_run_stat(&r, d->value_offset + j * 7 + i, &m, &se);
                 char what[64];
                 snprintf(what, sizeof what, "u_%zu(%g) = ODE", i, 4.0 * (double)j);
-                check_mean(what, m, se, exact, BIAS_ALLOWANCE / n, c);
+                model_check_mean(what, m, se, exact, BIAS_ALLOWANCE / n, c);
             }
         }
     }
     storq_theory_free(&th);
-    run_free(&r);
+    model_run_free(&r);
 }
 
 int main(void)
 {
     /* the quantile routine against textbook values */
-    CHECK_NEAR(t_quantile_two_sided(0.05, 9), 2.2622, 1e-4);
-    CHECK_NEAR(t_quantile_two_sided(0.05, 1), 12.7062, 1e-4);
-    CHECK_NEAR(t_quantile_two_sided(0.01, 30), 2.7500, 1e-4);
+    CHECK_NEAR(model_t_two_sided(0.05, 9), 2.2622, 1e-4);
+    CHECK_NEAR(model_t_two_sided(0.05, 1), 12.7062, 1e-4);
+    CHECK_NEAR(model_t_two_sided(0.01, 30), 2.7500, 1e-4);
 
     case_mm1(0.5, 101);
     case_mm1(0.8, 102);
