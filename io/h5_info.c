@@ -183,7 +183,8 @@ static int open_storq_file(const char *path, hid_t *out, storq_error *err)
  * follow by name. */
 static const char *const root_order[] = {
     "format", "format_version", "storq_version", "git_commit", "created", "hostname",
-    "command_line", "model", "seed", "replications", "mpi_ranks", "omp_threads", NULL};
+    "command_line", "model", "seed", "replications", "mpi_ranks", "omp_threads", "task_index",
+    "task_count", NULL};
 
 static void add_attr_row(table *t, hid_t loc, const char *name)
 {
@@ -218,13 +219,30 @@ static void print_root(hid_t file, const char *path, FILE *out)
 
 /* ---- /points/index ---- */
 
-/* Status of point id: complete, interrupted (group without status "complete") or pending. */
-static const char *point_status(hid_t file, uint64_t id)
+/* The share of the points a job-array task's file holds (schema 1.1): p % count == index. */
+typedef struct task_share {
+    uint64_t index, count;
+} task_share;
+
+static task_share read_task(hid_t file)
+{
+    task_share t = {0, 1};
+    storq_error ignore = {0};
+    if (h5u_has_attr(file, "task_count") && h5u_has_attr(file, "task_index") &&
+        (h5u_read_attr_u64(file, "task_count", &t.count, &ignore) ||
+         h5u_read_attr_u64(file, "task_index", &t.index, &ignore) || t.count == 0))
+        t = (task_share){0, 1};
+    return t;
+}
+
+/* Status of point id: complete, interrupted (group without status "complete"), pending, or
+ * "other task" in a task's file for the points another task runs. */
+static const char *point_status(hid_t file, task_share task, uint64_t id)
 {
     char name[40];
     snprintf(name, sizeof name, "/points/%06" PRIu64, id);
     if (!h5u_has_link(file, name))
-        return "pending";
+        return id % task.count == task.index ? "pending" : "other task";
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
     if (g < 0) {
         H5Eclear2(H5E_DEFAULT);
@@ -343,6 +361,7 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
             goto done;
         }
     table t = {.ncols = (size_t)nm + 1};
+    task_share task = read_task(file);
     add_index_header(&t, d, ftype, (unsigned)nm);
     size_t complete = 0;
     for (size_t r = 0; r < *nrows; r++) {
@@ -350,11 +369,16 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
             const char *c = cells[(size_t)m * *nrows + r];
             table_add(&t, "%s", c ? c : "?");
         }
-        const char *status = point_status(file, (*ids)[r]);
+        const char *status = point_status(file, task, (*ids)[r]);
         complete += strcmp(status, "complete") == 0;
         table_add(&t, "%s", status);
     }
-    fprintf(out, "\npoints: %zu (%zu complete)\n", *nrows, complete);
+    if (task.count > 1)
+        fprintf(out, "\npoints: %zu (%zu complete; task %" PRIu64 "/%" PRIu64 " of a job array "
+                "holds the points p with p %% %" PRIu64 " = %" PRIu64 ")\n", *nrows, complete,
+                task.index, task.count, task.count, task.index);
+    else
+        fprintf(out, "\npoints: %zu (%zu complete)\n", *nrows, complete);
     table_print(&t, out, "  ");
     table_free(&t);
 done:
@@ -634,8 +658,9 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
     uint64_t *ids = NULL;
     size_t n = 0;
     int rc = print_index(file, out, &ids, &n, err);
+    task_share task = read_task(file);
     for (size_t r = 0; !rc && r < n; r++)
-        if (strcmp(point_status(file, ids[r]), "complete") == 0)
+        if (strcmp(point_status(file, task, ids[r]), "complete") == 0)
             rc = print_point(file, ids[r], out, err);
     free(ids);
     H5Fclose(file);

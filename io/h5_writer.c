@@ -4,16 +4,16 @@
 #include "h5_writer.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "h5_run.h"
 #include "h5_util.h"
+#include "partial_file.h"
 #include "storq_version.h"
 
 struct storq_h5_file {
@@ -32,19 +32,16 @@ static storq_h5_file *new_handle(const char *final_path, const storq_model *mode
                                  storq_error *err)
 {
     storq_h5_file *f = calloc(1, sizeof *f);
-    size_t len = strlen(final_path);
     if (f) {
         f->file = -1;
         f->final_path = strdup(final_path);
-        f->partial_path = malloc(len + sizeof ".partial");
+        f->partial_path = partial_file_name(final_path);
     }
     if (!f || !f->final_path || !f->partial_path) {
         storq_h5_close(&f);
         storq_fail(err, STORQ_ERR_RUNTIME, "out of memory opening '%s'", final_path);
         return NULL;
     }
-    memcpy(f->partial_path, final_path, len);
-    memcpy(f->partial_path + len, ".partial", sizeof ".partial");
     f->model = model;
     f->nparams = storq_param_count(model->params);
     return f;
@@ -84,10 +81,20 @@ static void iso8601_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Schema 1.1: a job-array task records which share of the points it holds. A whole run's file
+ * has no task attributes and so stays a 1.0 file. */
+static int write_task_attrs(hid_t file, const storq_run_meta *meta, storq_error *err)
+{
+    if (meta->task_count <= 1)
+        return STORQ_OK;
+    STORQ_TRY(h5u_attr_u64(file, "task_index", meta->task_index, err));
+    return h5u_attr_u64(file, "task_count", meta->task_count, err);
+}
+
 static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_model *model,
                             storq_error *err)
 {
-    const int32_t version[2] = {STORQ_FORMAT_MAJOR, STORQ_FORMAT_MINOR};
+    const int32_t version[2] = {STORQ_FORMAT_MAJOR, meta->task_count > 1 ? 1 : 0};
     char created[32], host[256] = "";
     iso8601_now(created, sizeof created);
     if (gethostname(host, sizeof host - 1) != 0)
@@ -104,7 +111,7 @@ static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_
     STORQ_TRY(h5u_attr_u64(file, "seed", meta->seed, err));
     STORQ_TRY(h5u_attr_string(file, "model", model->name, err));
     STORQ_TRY(h5u_attr_u64(file, "replications", meta->replications, err));
-    return STORQ_OK;
+    return write_task_attrs(file, meta, err);
 }
 
 static int write_config(hid_t file, const char *text, storq_error *err)
@@ -281,24 +288,6 @@ static int write_file_header(hid_t file, const storq_run_meta *meta, const storq
     return rc;
 }
 
-/* Make an empty NAME.partial with plain POSIX calls first: their errno says why a path is not
- * writable far more clearly than HDF5's error stack. */
-static int prepare_partial(const char *final_path, const char *partial, storq_error *err)
-{
-    struct stat st;
-    if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
-        return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is a directory", final_path);
-    if (unlink(partial) != 0 && errno != ENOENT)
-        return storq_fail(err, STORQ_ERR_USAGE, "--output: cannot remove the old '%s': %s",
-                          partial, strerror(errno));
-    int fd = open(partial, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (fd < 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "--output: cannot create '%s': %s", partial,
-                          strerror(errno));
-    close(fd);
-    return STORQ_OK;
-}
-
 int storq_h5_create(const char *final_path, const storq_run_meta *meta, const storq_model *model,
                     const storq_params *points, size_t npoints, storq_h5_file **out,
                     storq_error *err)
@@ -309,7 +298,7 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
         return err->code;
-    int rc = prepare_partial(final_path, f->partial_path, err);
+    int rc = partial_file_create(final_path, f->partial_path, "--output", err);
     if (rc) {
         storq_h5_close(&f);
         return rc;
@@ -570,33 +559,6 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
 
 /* ---- finish ---- */
 
-static int fsync_path(const char *path, int flags)
-{
-    int fd = open(path, flags);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-/* The directory entry of the rename must reach the disk too. */
-static void fsync_parent_dir(const char *path)
-{
-    char *dir = strdup(path);
-    if (!dir)
-        return;
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    fsync_path(dir, O_RDONLY | O_DIRECTORY);
-    free(dir);
-}
-
 int storq_h5_finish(storq_h5_file **pf, storq_error *err)
 {
     storq_h5_file *f = pf ? *pf : NULL;
@@ -612,57 +574,13 @@ int storq_h5_finish(storq_h5_file **pf, storq_error *err)
     int rc = STORQ_OK;
     if (closed < 0)
         rc = h5u_fail_file(err, f->partial_path, "cannot close the file");
-    else if (fsync_path(f->partial_path, O_RDONLY) != 0)
-        rc = storq_fail(err, STORQ_ERR_RUNTIME, "cannot sync '%s' to disk: %s", f->partial_path,
-                        strerror(errno));
-    else if (rename(f->partial_path, f->final_path) != 0)
-        rc = storq_fail(err, STORQ_ERR_RUNTIME, "cannot rename '%s' to '%s': %s",
-                        f->partial_path, f->final_path, strerror(errno));
     else
-        fsync_parent_dir(f->final_path);
+        rc = partial_file_commit(f->partial_path, f->final_path, err);
     storq_h5_close(pf);
     return rc;
 }
 
 /* ---- resume ---- */
-
-/* One line of a config text, shortened, for a message. */
-static void quote_line(const char *start, char *buf, size_t size)
-{
-    int n = (int)strcspn(start, "\n");
-    snprintf(buf, size, "%.*s%s", n > 60 ? 60 : n, start, n > 60 ? "..." : "");
-}
-
-/* Where two config texts first differ, as "config line N: 'A' there, 'B' here". */
-static void first_difference(const char *there, const char *here, char *buf, size_t size)
-{
-    size_t line = 1, i = 0, start = 0;
-    while (there[i] && there[i] == here[i]) {
-        if (there[i] == '\n') {
-            line++;
-            start = i + 1;
-        }
-        i++;
-    }
-    char a[80], b[80];
-    quote_line(there + start, a, sizeof a);
-    quote_line(here + start, b, sizeof b);
-    snprintf(buf, size, "config line %zu: '%s' there, '%s' here", line, a, b);
-}
-
-static size_t index_rows(hid_t file)
-{
-    hid_t d = H5Dopen2(file, "/points/index", H5P_DEFAULT);
-    if (d < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
-    hid_t space = H5Dget_space(d);
-    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
-    h5u_close_space(&space);
-    H5Dclose(d);
-    return n > 0 ? (size_t)n : 0;
-}
 
 static int refuse(storq_error *err, const char *partial, const char *what)
 {
@@ -673,109 +591,28 @@ static int refuse(storq_error *err, const char *partial, const char *what)
 static int check_same_run(hid_t file, const char *partial, const storq_run_meta *meta,
                           const storq_model *model, size_t npoints, storq_error *err)
 {
-    char *format = NULL, *model_there = NULL, *config = NULL;
-    uint64_t seed = 0, reps = 0;
-    int32_t version[2] = {0, 0};
-    size_t nversion = 0;
+    h5r_run there, here = {.seed = meta->seed, .replications = meta->replications,
+                           .npoints = npoints};
+    STORQ_TRY(h5r_read(file, partial, "--resume", &there, err));
+    here.model = strdup(model->name);
+    here.config = strdup(meta->config_text ? meta->config_text : "");
     char what[512];
-    int rc = h5u_read_attr_string(file, "format", &format, err);
-    if (!rc && strcmp(format, "storq") != 0)
-        rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: %s is not a storq results file",
-                        partial);
-    if (!rc)
-        rc = h5u_read_attr_i32_array(file, "format_version", version, 2, &nversion, err);
-    if (!rc && version[0] != STORQ_FORMAT_MAJOR)
-        rc = storq_fail(err, STORQ_ERR_USAGE,
-                        "--resume: %s has format version %d.%d; this storq writes %d.%d",
-                        partial, version[0], version[1], STORQ_FORMAT_MAJOR, STORQ_FORMAT_MINOR);
-    if (!rc)
-        rc = h5u_read_attr_string(file, "model", &model_there, err);
-    if (!rc)
-        rc = h5u_read_attr_u64(file, "seed", &seed, err);
-    if (!rc)
-        rc = h5u_read_attr_u64(file, "replications", &reps, err);
-    if (!rc)
-        rc = h5u_read_string(file, "/run/config", &config, err);
-    if (rc) {
-        /* leave err as set */
-    } else if (strcmp(model_there, model->name) != 0) {
-        snprintf(what, sizeof what, "model %s there, %s here", model_there, model->name);
+    size_t count = meta->task_count > 1 ? meta->task_count : 1;
+    size_t index = count > 1 ? meta->task_index : 0;
+    int rc = STORQ_OK;
+    if (!here.model || !here.config) {
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory");
+    } else if (h5r_differ(&there, "there", &here, "here", what, sizeof what)) {
         rc = refuse(err, partial, what);
-    } else if (seed != meta->seed) {
-        snprintf(what, sizeof what, "seed %llu there, %llu here", (unsigned long long)seed,
-                 (unsigned long long)meta->seed);
-        rc = refuse(err, partial, what);
-    } else if (reps != meta->replications) {
-        snprintf(what, sizeof what, "replications %llu there, %zu here",
-                 (unsigned long long)reps, meta->replications);
-        rc = refuse(err, partial, what);
-    } else if (strcmp(config, meta->config_text ? meta->config_text : "") != 0) {
-        first_difference(config, meta->config_text ? meta->config_text : "", what, sizeof what);
-        rc = refuse(err, partial, what);
-    } else if (index_rows(file) != npoints) {
-        snprintf(what, sizeof what, "%zu points there, %zu here", index_rows(file), npoints);
+    } else if (there.task_count != count || there.task_index != index) {
+        char a[64], b[64];
+        h5r_task_text(there.task_index, there.task_count, a, sizeof a);
+        h5r_task_text(index, count, b, sizeof b);
+        snprintf(what, sizeof what, "%s there, %s here", a, b);
         rc = refuse(err, partial, what);
     }
-    free(format);
-    free(model_there);
-    free(config);
-    return rc;
-}
-
-/* Point groups are named by their decimal id; anything else under /points (the index) is not one. */
-static int parse_point_name(const char *name, size_t *id)
-{
-    if (!*name)
-        return 0;
-    size_t v = 0;
-    for (const char *c = name; *c; c++) {
-        if (*c < '0' || *c > '9')
-            return 0;
-        v = v * 10 + (size_t)(*c - '0');
-    }
-    *id = v;
-    return 1;
-}
-
-static int is_complete(hid_t points, const char *name)
-{
-    hid_t g = H5Gopen2(points, name, H5P_DEFAULT);
-    if (g < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
-    char *status = NULL;
-    storq_error ignore = {0};
-    int complete = h5u_has_attr(g, "status") &&
-                   h5u_read_attr_string(g, "status", &status, &ignore) == STORQ_OK &&
-                   strcmp(status, "complete") == 0;
-    free(status);
-    H5Gclose(g);
-    return complete;
-}
-
-/* Mark complete points done; delete the groups an interrupted write left behind. */
-static int scan_points(hid_t file, size_t npoints, unsigned char *done, storq_error *err)
-{
-    hid_t points = H5Gopen2(file, "points", H5P_DEFAULT);
-    if (points < 0)
-        return h5u_fail(err, file, "cannot open group 'points'");
-    char **names = NULL;
-    size_t n = 0;
-    int rc = h5u_list_links(points, &names, &n, err);
-    for (size_t i = 0; !rc && i < n; i++) {
-        size_t id;
-        if (!parse_point_name(names[i], &id))
-            continue;
-        if (is_complete(points, names[i])) {
-            if (id < npoints)
-                done[id] = 1;
-        } else if (H5Ldelete(points, names[i], H5P_DEFAULT) < 0) {
-            rc = h5u_fail(err, points, "cannot delete the incomplete point group '%s'", names[i]);
-        }
-    }
-    h5u_free_names(names, n);
-    H5Gclose(points);
+    h5r_free(&there);
+    h5r_free(&here);
     return rc;
 }
 
@@ -805,7 +642,9 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     if (!rc)
         rc = check_same_run(f->file, f->partial_path, meta, model, npoints, err);
     if (!rc)
-        rc = scan_points(f->file, npoints, done, err);
+        rc = h5r_scan_points(f->file, npoints, done, 1, err);
+    for (size_t p = 0; !rc && p < npoints; p++)
+        done[p] = done[p] == 1;
     if (!rc && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
         rc = h5u_fail(err, f->file, "cannot flush the file");
     if (rc) {

@@ -14,8 +14,10 @@
 #include "params.h"
 #include "theory.h"
 
+/* The newest schema version this storq writes and understands. A file states the oldest version
+ * that describes it: 1.1 added only the task attributes, so a whole run's file is still 1.0. */
 #define STORQ_FORMAT_MAJOR 1
-#define STORQ_FORMAT_MINOR 0
+#define STORQ_FORMAT_MINOR 1
 
 typedef struct storq_run_meta {
     const char *command_line; /* argv joined */
@@ -23,6 +25,7 @@ typedef struct storq_run_meta {
     uint64_t seed;
     size_t replications;
     int mpi_ranks, omp_threads;
+    size_t task_index, task_count; /* --task I/N; a count of 0 or 1 is the whole run */
 } storq_run_meta;
 
 typedef struct storq_h5_file storq_h5_file;
@@ -34,8 +37,8 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
                     storq_error *err);
 
 /* Reopen final_path.partial after a crash or time limit. Refuses (usage error) when its config
- * text, seed, replications or model differ from this run's. done[p] is set to 1 for each point
- * already complete in the file. */
+ * text, seed, replications, model or task differ from this run's. done[p] is set to 1 for each
+ * point already complete in the file. */
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
                     size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err);
 
@@ -53,5 +56,13 @@ void storq_h5_close(storq_h5_file **f);
 
 /* `storq info FILE`: what a results file holds, as a table on out. */
 int storq_h5_info(const char *path, FILE *out, storq_error *err);
+
+/* `storq merge OUT IN...`: the complete points of job-array task files (or of any files of one
+ * run) into OUT, written as OUT.partial and renamed only when it holds every point of the run.
+ * Usage errors (exit 2, no file): an input that cannot be read or belongs to another run, a point
+ * in two inputs, OUT among the inputs. Points that no input holds: OUT.partial is kept, they are
+ * listed on report and the return is STORQ_ERR_RUNTIME. */
+int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
+                   const char *command_line, FILE *report, storq_error *err);
 
 #endif

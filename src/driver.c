@@ -19,7 +19,7 @@ typedef struct run_state {
     void **ctx;           /* prepared context per point */
     double *cost;         /* relative cost per point */
     size_t *order;        /* points, largest first */
-    unsigned char *done;  /* complete in the output already (--resume) */
+    unsigned char *done;  /* not to run: complete already (--resume), or another task's */
     storq_workqueue *wq;
     storq_h5_file *file;  /* rank 0 only */
     storq_progress progress;
@@ -31,7 +31,13 @@ static double point_cost(const storq_model *m, const void *ctx, size_t reps)
     return (c > 0 ? c : 1.0) * (double)reps;
 }
 
-/* Validate every point before anything runs, so a bad value deep in a sweep fails at once. */
+static int in_task(const storq_run_spec *spec, size_t p)
+{
+    return p % spec->task_count == spec->task_index;
+}
+
+/* Validate every point before anything runs, so a bad value deep in a sweep fails at once (in
+ * every task of a job array alike). Another task's contexts are released at once. */
 static int prepare_points(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
@@ -47,6 +53,11 @@ static int prepare_points(run_state *st, storq_error *err)
         STORQ_TRY(spec->model->prepare(&spec->points[p], &st->ctx[p], err));
         st->cost[p] = point_cost(spec->model, st->ctx[p], spec->replications);
         st->order[p] = p;
+        if (!in_task(spec, p)) {
+            spec->model->release(st->ctx[p]);
+            st->ctx[p] = NULL;
+            st->cost[p] = 0;
+        }
     }
     /* Largest first (stable), so the longest point does not start last. */
     for (size_t i = 1; i < n; i++) {
@@ -64,9 +75,13 @@ static int open_output(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
     storq_run_meta meta = {spec->command_line, spec->config_text, spec->seed, spec->replications,
-                           st->nranks, omp_get_max_threads()};
+                           st->nranks, omp_get_max_threads(), spec->task_index, spec->task_count};
     if (st->rank != 0)
         return STORQ_OK;
+    if (spec->task_index >= spec->npoints)
+        storq_warn("--task %zu/%zu: the run has %zu points, so this task has none; it writes a "
+                   "file without points, for `storq merge`", spec->task_index, spec->task_count,
+                   spec->npoints);
     if (spec->resume)
         return storq_h5_resume(spec->output, &meta, spec->model, spec->npoints, st->done, &st->file,
                                err);
@@ -198,13 +213,18 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
         rc = storq_reduce_status(open_output(&st, err), st.comm);
     if (!rc) {
         MPI_Bcast(st.done, (int)spec->npoints, MPI_UNSIGNED_CHAR, 0, st.comm);
+        for (size_t p = 0; p < spec->npoints; p++)
+            st.done[p] |= !in_task(spec, p);
         rc = storq_reduce_status(storq_workqueue_create(st.comm, spec->npoints, &st.wq, err), st.comm);
     }
     if (!rc) {
         double total = 0;
-        for (size_t p = 0; p < spec->npoints; p++)
+        size_t todo = 0;
+        for (size_t p = 0; p < spec->npoints; p++) {
             total += st.done[p] ? 0 : st.cost[p];
-        storq_progress_start(&st.progress, st.rank == 0 && !spec->quiet, spec->npoints, total);
+            todo += !st.done[p];
+        }
+        storq_progress_start(&st.progress, st.rank == 0 && !spec->quiet, todo, total);
         for (size_t i = 0; i < spec->npoints && !rc; i++) {
             size_t p = st.order[i];
             if (st.done[p])

@@ -18,9 +18,11 @@ static const char usage_text[] =
     "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--allow-unstable] [--quiet]\n"
     "  storq run SWEEP.ini [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
+    "  (--task I/N: only the points p with p % N == I, task I of a job array of N, to merge later)\n"
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
     "  storq theory MODEL [--param value ...]   analytic companions only, as a table\n"
     "  storq info FILE.h5          what a results file holds\n"
+    "  storq merge OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
     "  storq --version\n"
     "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n";
 
@@ -108,6 +110,32 @@ static int cmd_info(int argc, char **argv)
     return rc ? report_error(&err) : 0;
 }
 
+static int cmd_merge(int argc, char **argv)
+{
+    storq_error err = {0};
+    if (argc < 2) {
+        fprintf(stderr, "storq: error: usage: storq merge OUT.h5 IN.h5 [IN.h5 ...]\n");
+        return STORQ_ERR_USAGE;
+    }
+    /* The command line, as a run records its own. */
+    size_t len = sizeof "storq merge";
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *command = malloc(len);
+    if (!command) {
+        fprintf(stderr, "storq: error: out of memory\n");
+        return STORQ_ERR_RUNTIME;
+    }
+    strcpy(command, "storq merge");
+    for (int i = 0; i < argc; i++) {
+        strcat(command, " ");
+        strcat(command, argv[i]);
+    }
+    int rc = storq_h5_merge(argv[0], argv + 1, (size_t)argc - 1, command, stdout, &err);
+    free(command);
+    return rc ? report_error(&err) : 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     int provided, rank;
@@ -154,6 +182,8 @@ int main(int argc, char **argv)
         return cmd_theory(argc - 2, argv + 2);
     if (!strcmp(argv[1], "info"))
         return cmd_info(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "merge"))
+        return cmd_merge(argc - 2, argv + 2);
     fprintf(stderr, "storq: error: unknown command '%s'\n%s", argv[1], usage_text);
     return STORQ_ERR_USAGE;
 }

@@ -13,6 +13,12 @@
 
 /* ---- small string helpers ---- */
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 static char *xstrdup(const char *s, storq_error *err)
 {
     char *d = strdup(s);
@@ -358,6 +364,45 @@ static int set_output(storq_run_spec *spec, const char *text, storq_error *err)
     return spec->output ? STORQ_OK : STORQ_ERR_RUNTIME;
 }
 
+/* --task I/N: the run's points p with p % N == I, so that N array tasks share a sweep. */
+static int set_task(storq_run_spec *spec, const char *text, storq_error *err)
+{
+    unsigned long long i, n;
+    char *end;
+    const char *slash = strchr(text, '/');
+    int ok = slash && isdigit((unsigned char)text[0]) && isdigit((unsigned char)slash[1]);
+    if (ok) {
+        errno = 0;
+        i = strtoull(text, &end, 10);
+        ok = end == slash && !errno;
+    }
+    if (ok) {
+        n = strtoull(slash + 1, &end, 10);
+        ok = !*end && !errno && n >= 1 && n <= MAX_POINTS && i < n;
+    }
+    if (!ok)
+        return storq_fail(err, STORQ_ERR_USAGE, "--task: '%s' is not accepted; expected I/N, task I "
+                          "of N tasks with 0 <= I < N and 1 <= N <= %d (e.g. --task 0/4)",
+                          text, MAX_POINTS);
+    spec->task_index = (size_t)i;
+    spec->task_count = (size_t)n;
+    return STORQ_OK;
+}
+
+/* A task's default file name: NAME.task-I-of-N.h5, so tasks sharing a directory never write the
+ * same file. */
+static int add_task_suffix(storq_run_spec *spec, storq_error *err)
+{
+    const char *out = spec->output;
+    size_t stem = ends_with(out, ".h5") ? strlen(out) - 3 : strlen(out);
+    char buf[1100];
+    int n = snprintf(buf, sizeof buf, "%.*s.task-%zu-of-%zu.h5", (int)stem, out, spec->task_index,
+                     spec->task_count);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is too long", out);
+    return set_output(spec, buf, err);
+}
+
 static int set_zip(storq_run_spec *spec, const char *text, storq_error *err)
 {
     free(spec->zip_text);
@@ -463,12 +508,6 @@ static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error 
 
 /* ---- command line ---- */
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* Flags common to every form; returns 1 when consumed (advancing *i), 0 when not a run flag. */
 static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int with_run_options,
                     storq_error *err)
@@ -490,7 +529,8 @@ static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int wit
         return 1;
     }
     int takes = !strcmp(a, "-r") || !strcmp(a, "--replications") || !strcmp(a, "--seed") ||
-                !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--zip");
+                !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--zip") ||
+                !strcmp(a, "--task");
     if (!takes)
         return 0;
     if (!next) {
@@ -504,6 +544,8 @@ static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int wit
         set_seed(spec, "--seed", next, err);
     else if (!strcmp(a, "--zip"))
         set_zip(spec, next, err);
+    else if (!strcmp(a, "--task"))
+        set_task(spec, next, err);
     else
         set_output(spec, next, err);
     return 1;
@@ -515,6 +557,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     memset(spec, 0, sizeof *spec);
     spec->replications = DEFAULT_REPLICATIONS;
     spec->seed = DEFAULT_SEED;
+    spec->task_count = 1;
     if (argc < 1)
         return storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
                           with_run_options ? " or a sweep file (.ini)" : "");
@@ -589,6 +632,12 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
             snprintf(buf, sizeof buf, "%s.h5", spec->model->name);
         STORQ_TRY(set_output(spec, buf, err));
     }
+    /* -o names the file exactly; a default or [run] output name is shared by every task. */
+    int out_flag = 0;
+    for (int i = 1; i < argc; i++)
+        out_flag |= !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output");
+    if (with_run_options && spec->task_count > 1 && !out_flag)
+        STORQ_TRY(add_task_suffix(spec, err));
     STORQ_TRY(expand_points(spec, err));
     STORQ_TRY(build_config_text(spec, err));
     return STORQ_OK;

@@ -28,6 +28,8 @@ typedef struct storq_run_spec {
     size_t replications;
     uint64_t seed;
     char *output;
+    size_t task_index, task_count; /* --task I/N: run only the points p with p % N == I;
+                                      0 and 1 for the whole run */
     int resume;
     int allow_unstable;
     int quiet;

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Check that a storq results file follows HDF5 schema version 1 (docs/hdf5-schema.md).
+"""Check that a storq results file follows HDF5 schema version 1.x (docs/hdf5-schema.md).
 
 usage: check_h5_schema.py FILE.h5
 
-Works on any storq file. A finished file must hold a complete group for every point of its index;
-a FILE.partial may lack some (or hold interrupted ones). Prints every violation and exits 1 when
-there is any, else prints a one-line summary and exits 0."""
+Works on any storq file, 1.0 or 1.1. A finished file must hold a complete group for every point of
+its index, or, for a job-array task's file (task_index, task_count), for exactly the points p with
+p % task_count == task_index; a FILE.partial may lack some (or hold interrupted ones). Prints every
+violation and exits 1 when there is any, else prints a one-line summary and exits 0."""
 import re
 import sys
 
@@ -24,6 +25,8 @@ class Checker:
     def __init__(self, path):
         self.path = path
         self.problems = []
+        self.version = (1, 0)  # format_version, once read
+        self.task = (0, 1)     # task_index, task_count; (0, 1) for the whole run
 
     def fail(self, where, what):
         self.problems.append(f"{where}: {what}")
@@ -86,6 +89,7 @@ class Checker:
         if self.expect(version.shape == (2,) and version.dtype.kind in "iu", "/",
                        f"format_version is {version!r}, expected two integers"):
             self.expect(version[0] == 1, "/", f"format_version {version} is not 1.x")
+            self.version = (int(version[0]), int(version[1]))
         for name in ("seed", "replications"):
             if name in f.attrs:
                 self.expect(np.asarray(f.attrs[name]).dtype == np.uint64, "/",
@@ -99,6 +103,28 @@ class Checker:
             config = f["run/config"]
             self.expect(config.shape == () and config.dtype.kind in "OS", "/run/config",
                         "not a scalar string")
+
+    def check_task(self, f):
+        """Schema 1.1: a job-array task's file says which share of the points it holds. Returns
+        (index, count); (0, 1) for the whole run (no task attributes, or a count of 1)."""
+        present = [name for name in ("task_index", "task_count") if name in f.attrs]
+        if not present:
+            return 0, 1
+        if not self.expect(len(present) == 2, "/", f"{present[0]} without its partner"):
+            return 0, 1
+        for name in present:
+            self.expect(np.asarray(f.attrs[name]).dtype == np.uint64, "/", f"{name} is not uint64")
+        index = self.number_attr(f, "task_index", "/", kind="u")
+        count = self.number_attr(f, "task_count", "/", kind="u")
+        if index is None or count is None:
+            return 0, 1
+        if not self.expect(count >= 1 and index < count, "/",
+                           f"task_index {index} is not below task_count {count}"):
+            return 0, 1
+        if count > 1:
+            self.expect(self.version >= (1, 1), "/",
+                        "task attributes in a file that says format_version 1.0")
+        return index, count
 
     def check_index(self, f):
         where = "/points/index"
@@ -266,6 +292,8 @@ class Checker:
             if index is None:
                 return 0, 0
             names = [n for n in index.columns if n != "point"]
+            self.task = task_index, task_count = self.check_task(f)
+            expected = {p for p in range(len(index)) if p % task_count == task_index}
             complete = 0
             for key in f["points"]:
                 if key == "index":
@@ -276,13 +304,16 @@ class Checker:
                 pid = int(key)
                 if not self.expect(pid < len(index), "/points", f"point {pid} not in the index"):
                     continue
+                self.expect(pid in expected, f"/points/{key}",
+                            f"point {pid} in the file of task {task_index}/{task_count}")
                 if self.check_point(f, pid, index.iloc[pid], names):
                     complete += 1
                 elif not partial:
                     self.fail(f"/points/{key}", "incomplete point in a finished file")
             if not partial:
-                self.expect(complete == len(index), "/points",
-                            f"{complete} complete points, index has {len(index)}")
+                self.expect(complete == len(expected), "/points",
+                            f"{complete} complete points, expected {len(expected)} (index has "
+                            f"{len(index)}, task {task_index}/{task_count})")
             return complete, len(index)
 
 
@@ -301,7 +332,9 @@ def main(argv):
     if checker.problems:
         print(f"{argv[1]}: {len(checker.problems)} schema violation(s)", file=sys.stderr)
         return 1
-    print(f"{argv[1]}: schema 1 OK ({complete}/{total} points complete)")
+    (major, minor), (index, count) = checker.version, checker.task
+    share = f", task {index}/{count}" if count > 1 else ""
+    print(f"{argv[1]}: schema {major}.{minor} OK ({complete}/{total} points complete{share})")
     return 0
 
 

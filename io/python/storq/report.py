@@ -16,8 +16,11 @@ from .results import FormatError, open as open_results
 def _summary(r):
     a = r.attrs
     done, total = len(r.points()), len(r.index)
+    # A job-array task's file (schema 1.1) holds only its share of the points.
+    task = (f", task {a['task_index']}/{a['task_count']} of a job array"
+            if a.get("task_count", 1) > 1 else "")
     return (f"{r.path}: model {a.get('model')}, seed {a.get('seed')}, "
-            f"{a.get('replications')} replications, {done}/{total} points complete "
+            f"{a.get('replications')} replications, {done}/{total} points complete{task} "
             f"(storq {a.get('storq_version')}, {a.get('created')})")
 
 

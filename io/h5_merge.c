@@ -1,0 +1,349 @@
+/* `storq merge OUT IN...`: the files of a run's job-array tasks (or any files of one run) into one
+ * results file. Every input must hold the same run (model, seed, replications, /run/config); each
+ * complete point group is copied as it stands (H5Ocopy), so a merge of all tasks holds exactly the
+ * datasets and attributes of the single-job file. OUT is written as OUT.partial and renamed only
+ * when it holds every point of the run; otherwise OUT.partial stays, a whole run's partial file
+ * that a later merge replaces or `storq run ... --resume` completes. */
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5_run.h"
+#include "h5_util.h"
+#include "h5_writer.h"
+#include "partial_file.h"
+
+/* An input is open only while it is read: a job array may have a thousand tasks, more than the
+ * open files (and HDF5 metadata caches) a process should hold at once. */
+typedef struct merge_input {
+    const char *path;
+    h5r_run run;
+    size_t complete, interrupted; /* point groups with and without status "complete" */
+} merge_input;
+
+typedef struct merge {
+    merge_input *in;
+    size_t n, npoints;     /* inputs; points of the run (the first input says how many) */
+    size_t *owner;         /* per point: 1 + the input that holds it, 0 when none does */
+    unsigned char *state;  /* per point, of the input being read: see h5r_scan_points */
+} merge;
+
+static void merge_free(merge *m)
+{
+    for (size_t i = 0; m->in && i < m->n; i++)
+        h5r_free(&m->in[i].run);
+    free(m->in);
+    free(m->owner);
+    free(m->state);
+}
+
+/* ---- the inputs ---- */
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Writing OUT.partial would destroy an input, and an input given twice holds every point twice. */
+static int check_paths(const char *out, const char *partial, char *const *inputs, size_t n,
+                       storq_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (same_file(out, inputs[i]) || same_file(partial, inputs[i]))
+            return storq_fail(err, STORQ_ERR_USAGE, "merge: the output %s is also an input "
+                              "(%s); name a new file", out, inputs[i]);
+        for (size_t j = 0; j < i; j++)
+            if (same_file(inputs[i], inputs[j]))
+                return storq_fail(err, STORQ_ERR_USAGE, "merge: %s is given twice", inputs[i]);
+    }
+    return STORQ_OK;
+}
+
+static int open_input(const char *path, hid_t *file, storq_error *err)
+{
+    if (access(path, R_OK) != 0)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: cannot read %s: %s", path,
+                          strerror(errno));
+    htri_t is_h5 = H5Fis_hdf5(path);
+    H5Eclear2(H5E_DEFAULT);
+    if (is_h5 <= 0)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: %s is not a storq results file (not HDF5)",
+                          path);
+    *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*file < 0)
+        return h5u_fail_file(err, path, "merge: cannot open the file (is a run still writing "
+                             "it?)");
+    return STORQ_OK;
+}
+
+/* Input i's run, checked against the first input's; its complete points claimed in m->owner. */
+static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
+{
+    merge_input *in = &m->in[i];
+    STORQ_TRY(h5r_read(file, in->path, "merge", &in->run, err));
+    if (i == 0) {
+        m->npoints = in->run.npoints;
+        m->owner = calloc(m->npoints + 1, sizeof *m->owner);
+        m->state = malloc(m->npoints + 1);
+        if (!m->owner || !m->state)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    /* A merge rewrites the root: it must know every attribute there. */
+    if (in->run.version[1] > STORQ_FORMAT_MINOR)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: %s has format version %d.%d; this storq "
+                          "merges files up to %d.%d (use the storq that wrote it)", in->path,
+                          in->run.version[0], in->run.version[1], STORQ_FORMAT_MAJOR,
+                          STORQ_FORMAT_MINOR);
+    char what[600], la[300], lb[300];
+    snprintf(la, sizeof la, "in %s", in->path);
+    snprintf(lb, sizeof lb, "in %s", m->in[0].path);
+    if (i > 0 && h5r_differ(&in->run, la, &m->in[0].run, lb, what, sizeof what))
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: %s and %s hold different runs (%s)",
+                          in->path, m->in[0].path, what);
+    STORQ_TRY(h5r_scan_points(file, m->npoints, m->state, 0, err));
+    for (size_t p = 0; p < m->npoints; p++) {
+        in->interrupted += m->state[p] == 2;
+        if (m->state[p] != 1)
+            continue;
+        if (m->owner[p])
+            return storq_fail(err, STORQ_ERR_USAGE, "merge: point %zu is in both %s and %s; "
+                              "each point must come from exactly one input", p,
+                              m->in[m->owner[p] - 1].path, in->path);
+        m->owner[p] = i + 1;
+        in->complete++;
+    }
+    return STORQ_OK;
+}
+
+/* Check that the inputs hold one run, and find which input holds each point. */
+static int collect(merge *m, char *const *inputs, storq_error *err)
+{
+    m->in = calloc(m->n, sizeof *m->in);
+    if (!m->in)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    int rc = STORQ_OK;
+    for (size_t i = 0; !rc && i < m->n; i++) {
+        hid_t file = -1;
+        m->in[i].path = inputs[i];
+        rc = open_input(inputs[i], &file, err);
+        if (!rc)
+            rc = read_input(m, i, file, err);
+        if (file >= 0)
+            H5Fclose(file);
+    }
+    return rc;
+}
+
+/* ---- the output ---- */
+
+/* Set by the merge itself, not copied from the first input. */
+static const char *const own_root_attrs[] = {"format_version", "command_line", "created",
+                                             "task_index", "task_count", NULL};
+
+static herr_t copy_root_attr(hid_t src, const char *name, const H5A_info_t *info, void *data)
+{
+    hid_t dst = *(hid_t *)data;
+    for (const char *const *o = own_root_attrs; *o; o++)
+        if (strcmp(name, *o) == 0)
+            return 0;
+    hid_t a = H5Aopen(src, name, H5P_DEFAULT);
+    hid_t ftype = a >= 0 ? H5Aget_type(a) : -1, space = a >= 0 ? H5Aget_space(a) : -1;
+    hid_t mtype = ftype >= 0 ? H5Tget_native_type(ftype, H5T_DIR_ASCEND) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    void *buf = mtype >= 0 && n >= 0 ? calloc((size_t)n + 1, H5Tget_size(mtype)) : NULL;
+    herr_t rc = -1;
+    if (buf && H5Aread(a, mtype, buf) >= 0) {
+        hid_t b = H5Acreate2(dst, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+        rc = b >= 0 && H5Awrite(b, mtype, buf) >= 0 ? 0 : -1;
+        if (b >= 0)
+            H5Aclose(b);
+        if (H5Tdetect_class(mtype, H5T_STRING) > 0 && H5Tis_variable_str(mtype) > 0)
+            H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+    }
+    free(buf);
+    h5u_close_type(&mtype);
+    h5u_close_type(&ftype);
+    h5u_close_space(&space);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}
+
+/* The run began when its earliest task did (ISO 8601 UTC sorts as text). */
+static const char *earliest_created(const merge *m)
+{
+    const char *c = m->in[0].run.created;
+    for (size_t i = 1; i < m->n; i++)
+        if (m->in[i].run.created && (!c || strcmp(m->in[i].run.created, c) < 0))
+            c = m->in[i].run.created;
+    return c ? c : "";
+}
+
+/* The first input's root, but the merge's command line and the earliest creation time, and no
+ * task attributes: OUT describes the whole run (docs/hdf5-schema.md). */
+static int write_root(const merge *m, hid_t src, hid_t out, const char *command_line,
+                      storq_error *err)
+{
+    const int32_t version[2] = {STORQ_FORMAT_MAJOR, 0};
+    hsize_t pos = 0;
+    if (H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, &pos, copy_root_attr, &out) < 0)
+        return h5u_fail(err, out, "cannot copy the root attributes of %s", m->in[0].path);
+    STORQ_TRY(h5u_attr_i32_array(out, "format_version", version, 2, err));
+    STORQ_TRY(h5u_attr_string(out, "command_line", command_line, err));
+    STORQ_TRY(h5u_attr_string(out, "created", earliest_created(m), err));
+    if (H5Ocopy(src, "run", out, "run", H5P_DEFAULT, H5P_DEFAULT) < 0)
+        return h5u_fail(err, out, "cannot copy /run from %s", m->in[0].path);
+    hid_t points;
+    STORQ_TRY(h5u_create_group(out, "points", &points, err));
+    herr_t rc = H5Ocopy(src, "points/index", points, "index", H5P_DEFAULT, H5P_DEFAULT);
+    H5Gclose(points);
+    if (rc < 0)
+        return h5u_fail(err, out, "cannot copy /points/index from %s", m->in[0].path);
+    return STORQ_OK;
+}
+
+/* Input i's points, in id order. */
+static int copy_points(const merge *m, size_t i, hid_t src, hid_t out, storq_error *err)
+{
+    for (size_t p = 0; p < m->npoints; p++) {
+        if (m->owner[p] != i + 1)
+            continue;
+        char name[40];
+        snprintf(name, sizeof name, "/points/%06zu", p);
+        if (H5Ocopy(src, name, out, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+            return h5u_fail(err, out, "cannot copy point %zu from %s", p, m->in[i].path);
+    }
+    return STORQ_OK;
+}
+
+/* The header from the first input, then every input's points, one input open at a time. */
+static int write_contents(const merge *m, hid_t out, const char *command_line, storq_error *err)
+{
+    int rc = STORQ_OK;
+    for (size_t i = 0; !rc && i < m->n; i++) {
+        if (i > 0 && m->in[i].complete == 0)
+            continue;
+        hid_t src;
+        rc = open_input(m->in[i].path, &src, err);
+        if (rc)
+            break;
+        if (i == 0)
+            rc = write_root(m, src, out, command_line, err);
+        if (!rc)
+            rc = copy_points(m, i, src, out, err);
+        H5Fclose(src);
+    }
+    if (!rc && H5Fflush(out, H5F_SCOPE_GLOBAL) < 0)
+        rc = h5u_fail(err, out, "cannot flush the file");
+    return rc;
+}
+
+static int write_output(const merge *m, const char *out_path, const char *partial,
+                        const char *command_line, storq_error *err)
+{
+    STORQ_TRY(partial_file_create(out_path, partial, "merge", err));
+    hid_t out = H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = out < 0 ? h5u_fail_file(err, partial, "cannot create the HDF5 file") : STORQ_OK;
+    if (!rc)
+        rc = write_contents(m, out, command_line, err);
+    if (out >= 0 && H5Fclose(out) < 0 && !rc)
+        rc = h5u_fail_file(err, partial, "cannot close the file");
+    if (rc)
+        unlink(partial); /* the inputs are still there: a new merge starts over */
+    return rc;
+}
+
+/* ---- the report ---- */
+
+/* The ids of the missing (or the present) points, as "0-3, 7, 9-12", cut short to fit buf. */
+static void ranges_text(const merge *m, int missing, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t p = 0; p < m->npoints && used < size; p++) {
+        if ((m->owner[p] == 0) != missing)
+            continue;
+        size_t q = p;
+        while (q + 1 < m->npoints && (m->owner[q + 1] == 0) == missing)
+            q++;
+        int w = q > p ? snprintf(buf + used, size - used, "%s%zu-%zu", used ? ", " : "", p, q)
+                      : snprintf(buf + used, size - used, "%s%zu", used ? ", " : "", p);
+        used += (size_t)w;
+        p = q;
+    }
+    if (used >= size && size > 4)
+        strcpy(buf + size - 4, "...");
+}
+
+static void report_inputs(const merge *m, FILE *report)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        const merge_input *in = &m->in[i];
+        char task[64];
+        h5r_task_text(in->run.task_index, in->run.task_count, task, sizeof task);
+        fprintf(report, "merge: %s (%s): %zu point%s", in->path, task, in->complete,
+                in->complete == 1 ? "" : "s");
+        if (in->interrupted)
+            fprintf(report, ", %zu interrupted (skipped)", in->interrupted);
+        fputc('\n', report);
+    }
+    /* Results of the same point may differ between builds (a kernel fix, say). */
+    for (size_t i = 1; i < m->n; i++) {
+        const char *a = m->in[0].run.git_commit, *b = m->in[i].run.git_commit;
+        if (a && b && strcmp(a, b) != 0) {
+            fprintf(stderr, "storq: warning: %s and %s were written by different builds of "
+                    "storq (%s, %s)\n", m->in[0].path, m->in[i].path, a, b);
+            break;
+        }
+    }
+}
+
+int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
+                   const char *command_line, FILE *report, storq_error *err)
+{
+    h5u_quiet();
+    if (ninputs == 0)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: name the files to merge: storq merge "
+                          "OUT.h5 IN.h5 [IN.h5 ...]");
+    char *partial = partial_file_name(out_path);
+    if (!partial)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    merge m = {.n = ninputs};
+    int rc = check_paths(out_path, partial, inputs, ninputs, err);
+    if (!rc)
+        rc = collect(&m, inputs, err);
+    if (!rc) {
+        report_inputs(&m, report);
+        rc = write_output(&m, out_path, partial, command_line, err);
+    }
+    size_t missing = 0;
+    for (size_t p = 0; !rc && p < m.npoints; p++)
+        missing += m.owner[p] == 0;
+    if (!rc && missing == 0) {
+        rc = partial_file_commit(partial, out_path, err);
+        if (!rc)
+            fprintf(report, "merge: %s: all %zu points of the run\n", out_path, m.npoints);
+    } else if (!rc) {
+        char list[400];
+        ranges_text(&m, 0, list, sizeof list);
+        fprintf(report, "merge: %s: %zu of the run's %zu points: %s\n", partial,
+                m.npoints - missing, m.npoints, list[0] ? list : "none");
+        ranges_text(&m, 1, list, sizeof list);
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "merge: %zu of the run's %zu points %s in no "
+                        "input: %s. The %zu others are in %s; merge again with the missing "
+                        "tasks' files, or complete it with `storq run ... -o %s --resume`",
+                        missing, m.npoints, missing == 1 ? "is" : "are", list,
+                        m.npoints - missing, partial, out_path);
+    }
+    merge_free(&m);
+    free(partial);
+    return rc;
+}
