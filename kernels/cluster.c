@@ -4,8 +4,9 @@
  * asks k of its blocks from the servers holding them; servers serve FCFS at mu bits per unit time.
  * The listed delivery policies run coupled on one stream of arrivals, sizes, chunk sizes and
  * placements; each keeps its own per-server "busy until" times V_i, so a request costs O(alpha_k)
- * (plus O(k log alpha_k) for water-filling), never O(m) when alpha_k < m. The BR theory (cavity
- * queue, product-form figure) is in cluster_cavity.c. See docs/models/cluster.md. */
+ * (plus O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m. The
+ * BR theory (cavity queue, product-form figure) is in cluster_cavity.c. See
+ * docs/models/cluster.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 #define CL_MOMENT_TAIL 1e-13 /* moments and mixtures: the support truncated at this tail */
 #define CL_QUAD_MAX 4096     /* k values in a mixture before bucketing */
 #define CL_MEM_LIMIT 8589934592.0 /* bytes of per-server arrays allowed per replication */
+#define CL_CLASS_TAB 256
+#define CL_CCDF_TAB 4096 /* buckets: 128 octaves */
 
 enum { CL_BR = 0, CL_BS = 1, CL_WF = 2 };
 static const char *const cl_pol_name[] = {"BR", "BS", "WF"};
@@ -51,7 +54,14 @@ typedef struct cl_ctx {
     int64_t kmax_support; /* largest k with mass (INT64_MAX for geom) */
     size_t nclass;
     int64_t *class_lo; /* lowest k of each class; class j = [lo_j, lo_{j+1} - 1], last open */
+    uint8_t class_tab[CL_CLASS_TAB]; /* the class of k < CL_CLASS_TAB (no search per request) */
     double xgrid[CL_NGRID];
+    /* P(D > x) counters without a search: D's bucket (exponent and 5 leading mantissa bits, a
+     * 1/32 octave, narrower than the grid's step) holds at most one grid point, so the number
+     * of grid points below D is ccdf_tab[bucket] (those below the bucket) plus one compare */
+    double ccdf_x[CL_NGRID + 1]; /* xgrid, then +inf */
+    int64_t ccdf_b0, ccdf_nb;    /* first bucket (that of xgrid[0]) and number of buckets */
+    uint8_t ccdf_tab[CL_CCDF_TAB];
     double rebase_time;
     uint64_t rebase_count;
     /* the size law as a finite mixture (exact, or bucketed for very wide supports) */
@@ -275,6 +285,66 @@ static size_t cl_class_of(const cl_ctx *c, int64_t k)
     return lo;
 }
 
+static int64_t cl_bucket(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return (int64_t)(bits >> 47);
+}
+
+/* Number of grid points below D (a lower bound on the sorted grid), without branches: the
+ * binary search's compares are unpredictable. */
+static inline size_t cl_grid_below(const double *x, double D)
+{
+    const double *b = x;
+    size_t n = CL_NGRID;
+    while (n > 1) {
+        size_t half = n / 2;
+        b += (size_t)(b[half - 1] < D) * half;
+        n -= half;
+    }
+    return (size_t)(b - x) + (*b < D);
+}
+
+/* The bucket table of the P(D > x) counters (see cl_ctx). Grid points are at least 10^(1/49)
+ * apart, more than a bucket's width (at most 2^(1/32)); checked, with ccdf_nb = 0 (every D then
+ * takes the search) when a bucket would hold two, or the grid spans too many octaves. */
+static void cl_ccdf_table(cl_ctx *c)
+{
+    for (int j = 0; j < CL_NGRID; j++)
+        c->ccdf_x[j] = c->xgrid[j];
+    c->ccdf_x[CL_NGRID] = HUGE_VAL;
+    c->ccdf_nb = 0;
+    c->ccdf_b0 = cl_bucket(c->xgrid[0]);
+    const int64_t nb = cl_bucket(c->xgrid[CL_NGRID - 1]) - c->ccdf_b0 + 1;
+    if (!(c->xgrid[0] > 0) || !isfinite(c->xgrid[CL_NGRID - 1]) || nb > CL_CCDF_TAB)
+        return;
+    for (int j = 0; j + 1 < CL_NGRID; j++)
+        if (!(cl_bucket(c->xgrid[j + 1]) > cl_bucket(c->xgrid[j])))
+            return;
+    for (int64_t b = 0; b < nb; b++) {
+        uint64_t bits = (uint64_t)(c->ccdf_b0 + b) << 47;
+        double edge;
+        memcpy(&edge, &bits, sizeof edge);
+        c->ccdf_tab[b] = (uint8_t)cl_grid_below(c->xgrid, edge);
+    }
+    c->ccdf_nb = nb;
+}
+
+/* Number of grid points below D: the table for D in [bucket of xgrid[0], that of xgrid[49]],
+ * 0 below (0 <= D < xgrid[0]), the search otherwise (large D, and any non-finite D). */
+static inline size_t cl_ccdf_index(const cl_ctx *c, double D)
+{
+    const int64_t b = cl_bucket(D) - c->ccdf_b0;
+    if (b < 0)
+        return 0;
+    if (b < c->ccdf_nb) {
+        const size_t i = c->ccdf_tab[b];
+        return i + (c->ccdf_x[i] < D);
+    }
+    return cl_grid_below(c->xgrid, D);
+}
+
 /* ------------------------------------------------------------------ prepare */
 
 static void cl_release(void *vctx)
@@ -471,6 +541,9 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
                                  c->size.spec);
         goto fail;
     }
+    /* (at most 16 exact classes and one per doubling of k < 2^63: fewer than 256) */
+    for (int64_t k = 0; k < CL_CLASS_TAB; k++)
+        c->class_tab[k] = (uint8_t)cl_class_of(c, k);
     /* moments over the mixture (E[k] exact from the law) */
     c->Ek = c->size.mean;
     double ea = 0, ex2 = 0, ecl = 0;
@@ -516,6 +589,7 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
         hi = 10.0 * lo;
     for (int j = 0; j < CL_NGRID; j++)
         c->xgrid[j] = lo * pow(hi / lo, (double)j / (CL_NGRID - 1));
+    cl_ccdf_table(c);
 
     c->rebase_time = 256.0 * c->Ec / c->mu;
     c->rebase_count = c->m / 16;
@@ -739,6 +813,89 @@ static inline void cl_sift_down(const cl_work *w, uint32_t *h, size_t n, size_t 
     h[i] = x;
 }
 
+/* An unsigned integer ordered as the double u is (u not NaN; -0 and +0 equal). */
+static inline uint64_t cl_ord(double u)
+{
+    uint64_t b;
+    u += 0.0; /* -0 becomes +0 */
+    memcpy(&b, &u, sizeof b);
+    return b >> 63 ? ~b : b | (uint64_t)1 << 63;
+}
+
+/* The r least of the n <= 64 entries in the order of cl_less, as a bit mask. Few entries: ranks
+ * by comparing every pair, without branches, as 128-bit integers (workload, tie key); for i < j,
+ * equal ones put i first. More entries: quickselect. */
+#define CL_RANK_MAX 16
+static uint64_t cl_least_mask(cl_work *w, size_t n, size_t r)
+{
+    uint64_t mask = 0;
+    if (n <= CL_RANK_MAX) {
+        storq_u128 K[CL_RANK_MAX];
+        unsigned rank[CL_RANK_MAX] = {0};
+        for (size_t i = 0; i < n; i++)
+            K[i] = (storq_u128)cl_ord(w->u[i]) << 64 | w->key[i];
+        for (size_t i = 0; i < n; i++) {
+            unsigned ri = 0;
+            for (size_t j = i + 1; j < n; j++) {
+                unsigned before = K[i] <= K[j];
+                rank[j] += before;
+                ri += 1 - before;
+            }
+            rank[i] += ri;
+        }
+        for (size_t j = 0; j < n; j++)
+            mask |= (uint64_t)(rank[j] < r) << j;
+        return mask;
+    }
+    for (size_t j = 0; j < n; j++)
+        w->cand[j] = (uint32_t)j;
+    cl_select(w, w->cand, n, r);
+    for (size_t i = 0; i < r; i++)
+        mask |= (uint64_t)1 << w->cand[i];
+    return mask;
+}
+
+/* The bin storq_hist_add would use for x in a log-linear histogram, selected without branches
+ * (x = 0, an idle server, is common and unpredictable). */
+static inline size_t cl_hist_bin(const storq_hist *h, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    size_t b = (size_t)(bits >> (52 - h->sub_bits)) - ((size_t)(1023 + h->emin) << h->sub_bits) + 1;
+    b = x >= h->hi ? h->nbins + 1 : b;
+    return b & -(size_t)(x >= h->lo); /* a mask: GCC makes a branch of "?:" here */
+}
+
+/* Serving one request under one policy: the largest delay numerator mu x + c s so far and, when
+ * measuring, the workload-found histogram's sum, min and max, kept in registers for the request
+ * (the same additions in the same order as storq_hist_add). */
+typedef struct cl_serve {
+    double t, d, mu, cn;
+    int meas;
+    storq_hist *hw;
+    double num, hsum, hmin, hmax;
+} cl_serve;
+
+/* Ask s >= 1 blocks of the server whose busy-until time is *vi. */
+static inline void cl_serve_one(cl_serve *S, double *vi, int64_t s)
+{
+    double v = *vi > S->t ? *vi : S->t;
+    const double x = v - S->t; /* = max(V - t, 0), without a branch */
+    const double num = S->mu * x + S->cn * (double)s;
+    S->num = num > S->num ? num : S->num;
+    if (S->meas) {
+        S->hw->counts[cl_hist_bin(S->hw, x)]++;
+        S->hsum += x;
+        if (x < S->hmin)
+            S->hmin = x;
+        if (x > S->hmax)
+            S->hmax = x;
+    }
+    for (int64_t r = 0; r < s; r++) /* one addition per block, so that workloads equal in */
+        v += S->d;                  /* exact arithmetic stay equal in floating point */
+    *vi = v;
+}
+
 typedef struct cl_acc {
     storq_hist delay, wfound;
     storq_hist *chist; /* per size class */
@@ -824,16 +981,19 @@ static int cl_replicate(const void *vctx, const storq_stream_key *key, storq_rec
 
         /* placement: entries j < nc with server srv[j] holding a[j] >= 1 blocks */
         size_t nc;
+        /* alpha < m (one block per entry) and at most 64 entries: the bit-mask path below */
+        const int small = (uint64_t)alpha < m && alpha <= 64;
         if ((uint64_t)alpha < m) {
             nc = (size_t)alpha;
-            if (cl_work_reserve(&w, nc))
+            if (nc > w.cap && cl_work_reserve(&w, nc))
                 goto oom;
-            storq_rng_sample_distinct(&plc, m, (unsigned)alpha, w.srv);
-            for (size_t j = 0; j < nc; j++)
-                w.a[j] = 1;
+            storq_rng_sample_distinct_fast(&plc, m, (unsigned)alpha, w.srv);
+            if (!small)
+                for (size_t j = 0; j < nc; j++)
+                    w.a[j] = 1;
         } else {
             nc = (size_t)m;
-            if (cl_work_reserve(&w, nc))
+            if (nc > w.cap && cl_work_reserve(&w, nc))
                 goto oom;
             int64_t base = alpha / (int64_t)m, r = alpha - base * (int64_t)m;
             for (size_t j = 0; j < nc; j++) {
@@ -841,7 +1001,7 @@ static int cl_replicate(const void *vctx, const storq_stream_key *key, storq_rec
                 w.a[j] = base;
             }
             if (r > 0) {
-                storq_rng_sample_distinct(&plc, m, (unsigned)r, w.pick);
+                storq_rng_sample_distinct_fast(&plc, m, (unsigned)r, w.pick);
                 for (int64_t i = 0; i < r; i++)
                     w.a[w.pick[i]]++;
             }
@@ -849,93 +1009,114 @@ static int cl_replicate(const void *vctx, const storq_stream_key *key, storq_rec
         if (c->need_keys)
             for (size_t j = 0; j < nc; j++)
                 w.key[j] = storq_rng_next(&tie);
-        const int64_t q = k / (int64_t)m, kp = k - q * (int64_t)m;
+        const size_t ci = !meas ? 0 : k < CL_CLASS_TAB ? c->class_tab[k] : cl_class_of(c, k);
 
         for (int pi = 0; pi < np; pi++) {
             const int pol = c->pol[pi];
             double *Vp = V + (size_t)pi * m;
-            if (pol == CL_WF) {
-                size_t hn = 0;
-                for (size_t j = 0; j < nc; j++) {
-                    w.s[j] = 0;
-                    double v = Vp[w.srv[j]];
-                    w.u[j] = v > t ? v : t;
-                    w.heap[hn++] = (uint32_t)j;
+            cl_acc *A = &acc[pi];
+            cl_serve S = {t, d, mu, cn, meas, &A->wfound, 0.0, 0.0, 0.0, 0.0};
+            if (meas) {
+                S.hsum = *S.hw->sum;
+                S.hmin = *S.hw->min;
+                S.hmax = *S.hw->max;
+            }
+            if (small) {
+                /* one block per entry, q = 0 and k' = k: every policy asks k of the alpha
+                 * entries one block each. WF too: a popped entry has no block left, so its k
+                 * pops are the k least in the order, the set BS asks. Bit j of ask: entry j is
+                 * asked; served in entry order. */
+                uint64_t ask;
+                if ((size_t)k == nc) {
+                    ask = ~(uint64_t)0 >> (64 - nc);
+                } else if (pol == CL_BR) {
+                    storq_rng_sample_distinct_fast(&rte, nc, (unsigned)k, w.pick);
+                    ask = 0;
+                    for (int64_t i = 0; i < k; i++)
+                        ask |= (uint64_t)1 << w.pick[i];
+                } else {
+                    for (size_t j = 0; j < nc; j++) {
+                        double v = Vp[w.srv[j]];
+                        w.u[j] = v > t ? v : t;
+                    }
+                    ask = cl_least_mask(&w, nc, (size_t)k);
                 }
-                for (size_t i = hn / 2; i-- > 0;)
-                    cl_sift_down(&w, w.heap, hn, i);
-                for (int64_t r = 0; r < k; r++) {
-                    uint32_t j = w.heap[0];
-                    w.s[j]++;
-                    w.u[j] += d;
-                    if (w.s[j] >= w.a[j])
-                        w.heap[0] = w.heap[--hn];
-                    if (hn)
-                        cl_sift_down(&w, w.heap, hn, 0);
-                }
+                for (; ask; ask &= ask - 1)
+                    cl_serve_one(&S, Vp + w.srv[__builtin_ctzll(ask)], 1);
             } else {
-                size_t ncand = 0;
-                for (size_t j = 0; j < nc; j++) {
-                    w.s[j] = q;
-                    if (w.a[j] - q > 0)
-                        w.cand[ncand++] = (uint32_t)j;
-                }
-                if ((size_t)kp == ncand) {
-                    for (size_t i = 0; i < ncand; i++)
-                        w.s[w.cand[i]]++;
-                } else if (kp > 0) {
-                    if (pol == CL_BR) {
-                        storq_rng_sample_distinct(&rte, ncand, (unsigned)kp, w.pick);
-                        for (int64_t i = 0; i < kp; i++)
-                            w.s[w.cand[w.pick[i]]]++;
-                    } else {
-                        for (size_t i = 0; i < ncand; i++) {
-                            uint32_t j = w.cand[i];
-                            double v = Vp[w.srv[j]];
-                            w.u[j] = v > t ? v : t;
-                        }
-                        cl_select(&w, w.cand, ncand, (size_t)kp);
-                        for (int64_t i = 0; i < kp; i++)
+                /* the general case (the linear regime, or more than 64 entries). WF with one
+                 * block per entry asks what BS asks (see above): a heap only when alpha >= m */
+                if (pol == CL_WF && (uint64_t)alpha >= m) {
+                    size_t hn = 0;
+                    for (size_t j = 0; j < nc; j++) {
+                        w.s[j] = 0;
+                        double v = Vp[w.srv[j]];
+                        w.u[j] = v > t ? v : t;
+                        w.heap[hn++] = (uint32_t)j;
+                    }
+                    for (size_t i = hn / 2; i-- > 0;)
+                        cl_sift_down(&w, w.heap, hn, i);
+                    for (int64_t r = 0; r < k; r++) {
+                        uint32_t j = w.heap[0];
+                        w.s[j]++;
+                        w.u[j] += d;
+                        if (w.s[j] >= w.a[j])
+                            w.heap[0] = w.heap[--hn];
+                        if (hn)
+                            cl_sift_down(&w, w.heap, hn, 0);
+                    }
+                } else {
+                    const int64_t q = k / (int64_t)m, kp = k - q * (int64_t)m;
+                    size_t ncand = 0;
+                    for (size_t j = 0; j < nc; j++) {
+                        w.s[j] = q;
+                        if (w.a[j] - q > 0)
+                            w.cand[ncand++] = (uint32_t)j;
+                    }
+                    if ((size_t)kp == ncand) {
+                        for (size_t i = 0; i < ncand; i++)
                             w.s[w.cand[i]]++;
+                    } else if (kp > 0) {
+                        if (pol == CL_BR) {
+                            storq_rng_sample_distinct_fast(&rte, ncand, (unsigned)kp, w.pick);
+                            for (int64_t i = 0; i < kp; i++)
+                                w.s[w.cand[w.pick[i]]]++;
+                        } else {
+                            for (size_t i = 0; i < ncand; i++) {
+                                uint32_t j = w.cand[i];
+                                double v = Vp[w.srv[j]];
+                                w.u[j] = v > t ? v : t;
+                            }
+                            cl_select(&w, w.cand, ncand, (size_t)kp);
+                            for (int64_t i = 0; i < kp; i++)
+                                w.s[w.cand[i]]++;
+                        }
                     }
                 }
-            }
-            /* serve: delay and the new busy-until times (one addition per block, so equal
-             * workloads in exact arithmetic stay equal in floating point) */
-            double D = 0.0;
-            cl_acc *A = &acc[pi];
-            for (size_t j = 0; j < nc; j++) {
-                int64_t sj = w.s[j];
-                if (sj <= 0)
-                    continue;
-                double *vi = Vp + w.srv[j];
-                double x = *vi > t ? *vi - t : 0.0;
-                double Dj = (mu * x + cn * (double)sj) / mu;
-                if (Dj > D)
-                    D = Dj;
-                if (meas)
-                    storq_hist_add(&A->wfound, x);
-                double v = *vi > t ? *vi : t;
-                for (int64_t r = 0; r < sj; r++)
-                    v += d;
-                *vi = v;
+                size_t na = 0; /* the asked entries, in entry order, listed without branches */
+                for (size_t j = 0; j < nc; j++) {
+                    w.cand[na] = (uint32_t)j;
+                    na += w.s[j] > 0;
+                }
+                for (size_t i = 0; i < na; i++) {
+                    const size_t j = w.cand[i];
+                    cl_serve_one(&S, Vp + w.srv[j], w.s[j]);
+                }
             }
             if (meas) {
+                /* D is the largest (mu x + c s) / mu: division by mu > 0 is monotone in
+                 * correctly rounded arithmetic, so dividing the largest numerator once gives
+                 * the same double as the largest of the quotients */
+                const double D = S.num / mu;
+                *S.hw->sum = S.hsum;
+                *S.hw->min = S.hmin;
+                *S.hw->max = S.hmax;
                 storq_hist_add(&A->delay, D);
                 A->sum += D;
-                size_t ci = cl_class_of(c, k);
                 A->csum[ci] += D;
                 A->ccnt[ci]++;
                 storq_hist_add(&A->chist[ci], D);
-                size_t lo = 0, hi = CL_NGRID; /* number of grid points below D */
-                while (lo < hi) {
-                    size_t mid = (lo + hi) / 2;
-                    if (c->xgrid[mid] < D)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                A->ccdf[lo]++;
+                A->ccdf[cl_ccdf_index(c, D)]++;
             }
         }
     }

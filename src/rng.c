@@ -87,24 +87,11 @@ storq_rng storq_rng_stream(const storq_stream_key *key, storq_stream_purpose pur
 
 /* Sequential draws with rejection of duplicates: each new value is uniform over the values not
  * yet taken, so every ordered tuple is equally likely. Used when L <= n/2 (at most 2 expected
- * draws per value). Small L scans the output; large L uses an open-addressing set instead of the
- * O(L^2) scan. Both consume the same draws, so the result does not depend on which one runs. */
+ * draws per value). L <= 64 is done inline by storq_rng_sample_distinct_fast (a scan of the
+ * values taken); larger L uses an open-addressing set instead of the O(L^2) scan. Both consume
+ * the same draws, so the result does not depend on which one runs. */
 static void sample_rejection(storq_rng *rng, uint64_t n, unsigned L, uint64_t *out)
 {
-    if (L <= 64) {
-        for (unsigned i = 0; i < L; i++) {
-            uint64_t v;
-            int dup;
-            do {
-                v = storq_rng_below(rng, n);
-                dup = 0;
-                for (unsigned j = 0; j < i && !dup; j++)
-                    dup = out[j] == v;
-            } while (dup);
-            out[i] = v;
-        }
-        return;
-    }
     size_t cap = 256;
     while (cap < 2 * (size_t)L)
         cap *= 2;
@@ -132,18 +119,15 @@ static void sample_rejection(storq_rng *rng, uint64_t n, unsigned L, uint64_t *o
 }
 
 /* Partial Fisher-Yates shuffle of 0..n-1: position i takes a uniform pick of the n - i values
- * left. Used when L > n/2, so n < 2L + 2 is small. */
+ * left. Used when L > n/2; n <= 256 is done inline by storq_rng_sample_distinct_fast, larger n
+ * here with a heap buffer. */
 static void sample_shuffle(storq_rng *rng, uint64_t n, unsigned L, uint64_t *out)
 {
-    uint64_t stack[256];
-    uint64_t *a = stack;
-    if (n > 256) {
-        a = malloc((size_t)n * sizeof *a);
-        if (!a) {
-            fprintf(stderr, "storq: out of memory in storq_rng_sample_distinct (n = %llu)\n",
-                    (unsigned long long)n);
-            abort();
-        }
+    uint64_t *a = malloc((size_t)n * sizeof *a);
+    if (!a) {
+        fprintf(stderr, "storq: out of memory in storq_rng_sample_distinct (n = %llu)\n",
+                (unsigned long long)n);
+        abort();
     }
     for (uint64_t i = 0; i < n; i++)
         a[i] = i;
@@ -154,14 +138,15 @@ static void sample_shuffle(storq_rng *rng, uint64_t n, unsigned L, uint64_t *out
         a[j] = t;
         out[i] = a[i];
     }
-    if (a != stack)
-        free(a);
+    free(a);
 }
 
 void storq_rng_sample_distinct(storq_rng *rng, uint64_t n, unsigned L, uint64_t *out)
 {
     assert(L <= n);
-    if ((uint64_t)L > n / 2)
+    if (storq_rng_sample_is_small(n, L))
+        storq_rng_sample_distinct_fast(rng, n, L, out);
+    else if ((uint64_t)L > n / 2)
         sample_shuffle(rng, n, L, out);
     else
         sample_rejection(rng, n, L, out);

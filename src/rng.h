@@ -111,21 +111,53 @@ static inline double storq_rng_exp(storq_rng *rng, double rate)
     return -log(storq_rng_uniform_pos(rng)) / rate;
 }
 
-/* storq_rng_sample_distinct with the common case L = 2, n >= 4 inline (no call): the same draws and
- * the same output as the general function (there: sequential draws rejecting duplicates, since
- * L <= n/2); every other case calls it. */
+/* The small cases of storq_rng_sample_distinct, inline (no call, no allocation); the general
+ * function hands them here, so each algorithm exists once:
+ *   L > n/2, n <= 256: a partial Fisher-Yates shuffle of 0..n-1 (position i takes a uniform pick
+ *                      of the n - i values left);
+ *   L <= n/2, L <= 64: sequential draws, each redrawn while it repeats an earlier one (a 64-bit
+ *                      filter of the values taken skips most of the duplicate scans).
+ * Other cases call the general function (a heap buffer, or a hash set for large L). */
+#define STORQ_RNG_SMALL_SHUFFLE 256
+#define STORQ_RNG_SMALL_REJECTION 64
+
+static inline int storq_rng_sample_is_small(uint64_t n, unsigned L)
+{
+    return (uint64_t)L > n / 2 ? n <= STORQ_RNG_SMALL_SHUFFLE : L <= STORQ_RNG_SMALL_REJECTION;
+}
+
 static inline void storq_rng_sample_distinct_fast(storq_rng *rng, uint64_t n, unsigned L,
                                                   uint64_t *out)
 {
-    if (L == 2 && n >= 4) {
-        uint64_t a = storq_rng_below(rng, n), b;
-        do
-            b = storq_rng_below(rng, n);
-        while (b == a);
-        out[0] = a;
-        out[1] = b;
-    } else {
+    if (!storq_rng_sample_is_small(n, L)) {
         storq_rng_sample_distinct(rng, n, L, out);
+    } else if ((uint64_t)L > n / 2) {
+        uint64_t a[STORQ_RNG_SMALL_SHUFFLE];
+        for (uint64_t i = 0; i < n; i++)
+            a[i] = i;
+        for (unsigned i = 0; i < L; i++) {
+            uint64_t j = i + storq_rng_below(rng, n - i);
+            uint64_t t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+            out[i] = a[i];
+        }
+    } else {
+        uint64_t seen = 0; /* bit (v mod 64) of every value taken */
+        for (unsigned i = 0; i < L; i++) {
+            uint64_t v, bit;
+            int dup;
+            do {
+                v = storq_rng_below(rng, n);
+                bit = (uint64_t)1 << (v & 63);
+                dup = 0;
+                if (seen & bit)
+                    for (unsigned j = 0; j < i; j++)
+                        dup |= out[j] == v;
+            } while (dup);
+            seen |= bit;
+            out[i] = v;
+        }
     }
 }
 

@@ -453,6 +453,63 @@ static void test_distinct_uniform(void)
         CHECK(chi2_uniform_pvalue(dec[j], 10) > ALPHA);
 }
 
+/* The sampler's documented draws, written plainly: shuffle of 0..n-1 when L > n/2, else
+ * sequential draws redrawn on repeats; the library (inline small cases, heap buffer, hash set for
+ * large L) must give the same output and leave the stream in the same state. */
+static void plain_sample(storq_rng *rng, uint64_t n, unsigned L, uint64_t *out)
+{
+    if ((uint64_t)L > n / 2) {
+        uint64_t *a = malloc((size_t)n * sizeof *a);
+        for (uint64_t i = 0; i < n; i++)
+            a[i] = i;
+        for (unsigned i = 0; i < L; i++) {
+            uint64_t j = i + storq_rng_below(rng, n - i), t = a[i];
+            a[i] = a[j];
+            a[j] = t;
+            out[i] = a[i];
+        }
+        free(a);
+        return;
+    }
+    for (unsigned i = 0; i < L; i++) {
+        int dup;
+        do {
+            out[i] = storq_rng_below(rng, n);
+            dup = 0;
+            for (unsigned j = 0; j < i; j++)
+                dup |= out[j] == out[i];
+        } while (dup);
+    }
+}
+
+static void test_distinct_draws(void)
+{
+    static const struct { uint64_t n; unsigned L; } cases[] = {
+        {1, 1}, {2, 2}, {4, 2}, {5, 2}, {7, 4}, {64, 20}, {100, 64}, {130, 65}, {200, 64},
+        {256, 129}, {256, 256}, {257, 200}, {300, 65}, {1000, 100}, {1000000, 3}, {1ull << 40, 70},
+    };
+    uint64_t a[1000], b[1000];
+    storq_stream_key key = {42, 1, 2};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        storq_rng r1 = storq_rng_stream(&key, STORQ_STREAM_PLACEMENT), r2 = r1, r3 = r1;
+        int same = 1;
+        for (int rep = 0; rep < 50; rep++) {
+            storq_rng_sample_distinct(&r1, cases[c].n, cases[c].L, a);
+            plain_sample(&r2, cases[c].n, cases[c].L, b);
+            for (unsigned i = 0; i < cases[c].L; i++)
+                same &= a[i] == b[i];
+            storq_rng_sample_distinct_fast(&r3, cases[c].n, cases[c].L, b);
+            for (unsigned i = 0; i < cases[c].L; i++)
+                same &= a[i] == b[i];
+        }
+        same &= r1.state == r2.state && r1.state == r3.state;
+        if (!same)
+            fprintf(stderr, "sample_distinct(%llu, %u) differs from its plain algorithm\n",
+                    (unsigned long long)cases[c].n, cases[c].L);
+        CHECK(same);
+    }
+}
+
 int main(void)
 {
     test_chi2_helper();
@@ -463,5 +520,6 @@ int main(void)
     test_below();
     test_distinct_ranges();
     test_distinct_uniform();
+    test_distinct_draws();
     return check_report("test_rng");
 }
