@@ -129,15 +129,7 @@ static void sample_shuffle(storq_rng *rng, uint64_t n, unsigned L, uint64_t *out
                 (unsigned long long)n);
         abort();
     }
-    for (uint64_t i = 0; i < n; i++)
-        a[i] = i;
-    for (unsigned i = 0; i < L; i++) {
-        uint64_t j = i + storq_rng_below(rng, n - i);
-        uint64_t t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        out[i] = a[i];
-    }
+    storq_rng_shuffle_take(rng, a, n, L, out);
     free(a);
 }
 

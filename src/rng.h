@@ -126,6 +126,21 @@ static inline int storq_rng_sample_is_small(uint64_t n, unsigned L)
     return (uint64_t)L > n / 2 ? n <= STORQ_RNG_SMALL_SHUFFLE : L <= STORQ_RNG_SMALL_REJECTION;
 }
 
+/* The partial shuffle on a scratch array a of n values (both the inline and the general path). */
+static inline void storq_rng_shuffle_take(storq_rng *rng, uint64_t *a, uint64_t n, unsigned L,
+                                          uint64_t *out)
+{
+    for (uint64_t i = 0; i < n; i++)
+        a[i] = i;
+    for (unsigned i = 0; i < L; i++) {
+        uint64_t j = i + storq_rng_below(rng, n - i);
+        uint64_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        out[i] = a[i];
+    }
+}
+
 static inline void storq_rng_sample_distinct_fast(storq_rng *rng, uint64_t n, unsigned L,
                                                   uint64_t *out)
 {
@@ -133,15 +148,7 @@ static inline void storq_rng_sample_distinct_fast(storq_rng *rng, uint64_t n, un
         storq_rng_sample_distinct(rng, n, L, out);
     } else if ((uint64_t)L > n / 2) {
         uint64_t a[STORQ_RNG_SMALL_SHUFFLE];
-        for (uint64_t i = 0; i < n; i++)
-            a[i] = i;
-        for (unsigned i = 0; i < L; i++) {
-            uint64_t j = i + storq_rng_below(rng, n - i);
-            uint64_t t = a[i];
-            a[i] = a[j];
-            a[j] = t;
-            out[i] = a[i];
-        }
+        storq_rng_shuffle_take(rng, a, n, L, out);
     } else {
         uint64_t seen = 0; /* bit (v mod 64) of every value taken */
         for (unsigned i = 0; i < L; i++) {
