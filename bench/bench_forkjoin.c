@@ -6,7 +6,7 @@
  * xm U^(-1/alpha), or the constant), one pass S_i = max(A, E_i), F_i = S_i + x_i into two arrays,
  * the k-th smallest F_i on the copy, one pass E_i = max(E_i, min(F_i, D)), and the sum of D - A.
  * The k-th smallest is found three ways and the fastest, case by case, is the yardstick:
- *   select   k = 1 / k = n: one min / max pass; otherwise quickselect (Hoare, middle pivot);
+ *   select   the kernel's own selection, src/select.h (min / max pass for k = 1 / n, else quickselect);
  *   sort     insertion sort of the n values, then the k-th;
  *   network  Batcher's odd-even merge sort network for n (n <= 16), pruned to the comparators the
  *            k-th output depends on, each a branchless min/max pair.
@@ -36,6 +36,7 @@
 #include "observables.h"
 #include "rng.h"
 #include "run_spec.h"
+#include "select.h"
 
 #define REPS 7
 
@@ -146,52 +147,11 @@ static int network_build(network *w, int n, int k)
     return 1;
 }
 
-static double quickselect(double *a, long n, long k)
-{
-    long lo = 0, hi = n - 1;
-    const long want = k - 1;
-    while (lo < hi) {
-        const double pivot = a[lo + (hi - lo) / 2];
-        long i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                double tmp = a[i];
-                a[i] = a[j];
-                a[j] = tmp;
-                i++;
-                j--;
-            }
-        }
-        if (want <= j)
-            hi = j;
-        else if (want >= i)
-            lo = i;
-        else
-            return a[want];
-    }
-    return a[want];
-}
-
 static double kth(int sel, const network *w, double *a, long n, long k)
 {
     switch (sel) {
-    case SEL_SELECT: {
-        if (k == 1 || k == n) {
-            double m = a[0];
-            if (k == 1)
-                for (long i = 1; i < n; i++)
-                    m = a[i] < m ? a[i] : m;
-            else
-                for (long i = 1; i < n; i++)
-                    m = a[i] > m ? a[i] : m;
-            return m;
-        }
-        return quickselect(a, n, k);
-    }
+    case SEL_SELECT: /* the kernel's own selection (src/select.h): the same cost in both */
+        return storq_kth_smallest(a, (size_t)n, (size_t)k);
     case SEL_SORT:
         for (long i = 1; i < n; i++) {
             double v = a[i];

@@ -17,6 +17,7 @@
 
 #include "forkjoin_internal.h"
 #include "forkjoin_lwl.h"
+#include "select.h"
 
 #define FJ_MEM_LIMIT 8589934592.0 /* bytes of per-node arrays allowed per replication */
 
@@ -475,51 +476,6 @@ static int fj_lwl_assigned(const fj_ctx *c, fj_system *s, uint64_t G, double D)
     return fj_lwl_push(&s->lwl, D, G);
 }
 
-/* The k-th smallest (1-based) of a[0..n-1]; reorders a. Quickselect (Hoare partition around the
- * middle element); k = 1 and k = n are single passes. */
-static double fj_kth(double *a, size_t n, size_t k)
-{
-    if (k == 1) {
-        double m = a[0];
-        for (size_t i = 1; i < n; i++)
-            m = a[i] < m ? a[i] : m;
-        return m;
-    }
-    if (k == n) {
-        double m = a[0];
-        for (size_t i = 1; i < n; i++)
-            m = a[i] > m ? a[i] : m;
-        return m;
-    }
-    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1;
-    const ptrdiff_t want = (ptrdiff_t)k - 1;
-    while (lo < hi) {
-        const double pivot = a[lo + (hi - lo) / 2];
-        ptrdiff_t i = lo, j = hi;
-        while (i <= j) {
-            while (a[i] < pivot)
-                i++;
-            while (a[j] > pivot)
-                j--;
-            if (i <= j) {
-                double tmp = a[i];
-                a[i] = a[j];
-                a[j] = tmp;
-                i++;
-                j--;
-            }
-        }
-        /* a[lo..j] <= pivot <= a[i..hi], and everything between equals the pivot */
-        if (want <= j)
-            hi = j;
-        else if (want >= i)
-            lo = i;
-        else
-            return a[want];
-    }
-    return a[want];
-}
-
 /* Serve a job arriving at t in group G with task times x; returns its departure time and adds the
  * node busy time it caused to *busy. F is scratch of n doubles. The two passes over the nodes are
  * branch-free and alias-free (restrict), so the compiler vectorises them; the busy times are
@@ -531,7 +487,7 @@ static double fj_serve(const fj_ctx *c, fj_system *s, uint64_t G, double t,
     double *restrict E = s->E + G * n;
     for (size_t i = 0; i < n; i++)
         F[i] = (E[i] > t ? E[i] : t) + x[i];
-    const double D = fj_kth(F, n, (size_t)c->k);
+    const double D = storq_kth_smallest(F, n, (size_t)c->k);
     for (size_t i = 0; i < n; i++) {
         const double S = E[i] > t ? E[i] : t;
         const double f = S + x[i] < D ? S + x[i] : D;
