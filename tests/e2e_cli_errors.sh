@@ -2,28 +2,9 @@
 # Bad input: one clear message naming the parameter and what is accepted, exit status 2, and no
 # file (final or partial) left behind.
 set -uo pipefail
+. "$(dirname "$0")/usage_errors.sh" # before the cd: $0 may be relative
 storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 failures=0
-
-# expect STATUS PATTERN -- ARGS...: run storq, check the exit status, the message and that no file exists.
-expect() {
-  local want=$1 pattern=$2; shift 3
-  local out status
-  out=$("$storq" "$@" -o out.h5 2>&1 >/dev/null); status=$?
-  if [ "$status" -ne "$want" ]; then
-    echo "FAIL: storq $* exited $status, expected $want: $out"; failures=$((failures + 1)); return
-  fi
-  if ! grep -q -- "$pattern" <<<"$out"; then
-    echo "FAIL: storq $*: message lacks '$pattern': $out"; failures=$((failures + 1)); return
-  fi
-  if [ "$(grep -c . <<<"$out")" -gt 2 ]; then
-    echo "FAIL: storq $*: more than one message: $out"; failures=$((failures + 1)); return
-  fi
-  if ls out.h5 out.h5.partial >/dev/null 2>&1; then
-    echo "FAIL: storq $*: left a file behind"; failures=$((failures + 1)); rm -f out.h5 out.h5.partial; return
-  fi
-  echo "ok: storq $* -> $status: $(head -n 1 <<<"$out")"
-}
 
 ok=(--n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 2)
 expect 2 "unknown model 'nosuch'" -- run nosuch

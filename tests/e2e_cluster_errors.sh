@@ -2,27 +2,9 @@
 # The cluster model's usage errors: exit status 2, one message naming the parameter and what is
 # accepted, and no file (final or partial) left behind.
 set -uo pipefail
+. "$(dirname "$0")/usage_errors.sh" # before the cd: $0 may be relative
 storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 failures=0
-
-expect() {
-  local want=$1 pattern=$2; shift 3
-  local out status
-  out=$("$storq" "$@" -o out.h5 2>&1 >/dev/null); status=$?
-  if [ "$status" -ne "$want" ]; then
-    echo "FAIL: storq $* exited $status, expected $want: $out"; failures=$((failures + 1)); return
-  fi
-  if ! grep -q -- "$pattern" <<<"$out"; then
-    echo "FAIL: storq $*: message lacks '$pattern': $out"; failures=$((failures + 1)); return
-  fi
-  if [ "$(grep -c . <<<"$out")" -gt 2 ]; then
-    echo "FAIL: storq $*: more than one message: $out"; failures=$((failures + 1)); return
-  fi
-  if ls out.h5 out.h5.partial >/dev/null 2>&1; then
-    echo "FAIL: storq $*: left a file behind"; failures=$((failures + 1)); rm -f out.h5 out.h5.partial; return
-  fi
-  echo "ok: storq $* -> $status: $(head -n 1 <<<"$out")"
-}
 
 ok=(--m 10 --lambda 2 --size uniform:1,4 --warmup 100 --arrivals 1000 -r 2)
 # alpha_k < k
