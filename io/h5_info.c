@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5_run.h"
 #include "h5_util.h"
 #include "h5_writer.h"
 
@@ -243,19 +244,8 @@ static const char *point_status(hid_t file, task_share task, uint64_t id)
     snprintf(name, sizeof name, "/points/%06" PRIu64, id);
     if (!h5u_has_link(file, name))
         return id % task.count == task.index ? "pending" : "other task";
-    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
-    if (g < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return "unreadable";
-    }
-    char *status = NULL;
-    storq_error ignore = {0};
-    int complete = h5u_has_attr(g, "status") &&
-                   h5u_read_attr_string(g, "status", &status, &ignore) == STORQ_OK &&
-                   strcmp(status, "complete") == 0;
-    free(status);
-    H5Gclose(g);
-    return complete ? "complete" : "interrupted";
+    const int complete = h5r_group_complete(file, name);
+    return complete < 0 ? "unreadable" : complete ? "complete" : "interrupted";
 }
 
 /* Read one field of the compound index as text cells, one per row (cells[row]). */

@@ -163,12 +163,12 @@ static int parse_point_name(const char *name, size_t *id)
     return 1;
 }
 
-static int is_complete(hid_t points, const char *name)
+int h5r_group_complete(hid_t loc, const char *name)
 {
-    hid_t g = H5Gopen2(points, name, H5P_DEFAULT);
+    hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
     if (g < 0) {
         H5Eclear2(H5E_DEFAULT);
-        return 0;
+        return -1;
     }
     char *status = NULL;
     storq_error ignore = {0};
@@ -194,7 +194,7 @@ int h5r_scan_points(hid_t file, size_t npoints, unsigned char *state, int drop_i
         size_t id;
         if (!parse_point_name(names[i], &id))
             continue;
-        if (is_complete(points, names[i])) {
+        if (h5r_group_complete(points, names[i]) > 0) {
             if (id < npoints)
                 state[id] = 1;
             continue;

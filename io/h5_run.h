@@ -32,6 +32,10 @@ int h5r_differ(const h5r_run *a, const char *la, const h5r_run *b, const char *l
 /* "task 1/3", or "the whole run" for a count of 0 or 1. */
 void h5r_task_text(size_t index, size_t count, char *buf, size_t size);
 
+/* 1 when the group loc/name has status "complete", 0 when it lacks it (an interrupted write),
+ * -1 when it cannot be opened. */
+int h5r_group_complete(hid_t loc, const char *name);
+
 /* state[p] for each point p < npoints: 0 no group, 1 complete (status "complete"), 2 a group
  * without it (an interrupted write), which drop_incomplete deletes (file open read-write).
  * Groups of ids past npoints are ignored. */
