@@ -1,6 +1,14 @@
 #!/usr/bin/env python3
 """Compare two storq results files bit for bit: every dataset and every attribute, except the
-attributes that describe how and when the run was made (time, host, ranks, threads, wall time)."""
+attributes that describe how and when the run was made (time, host, ranks, threads, wall time).
+
+    compare_h5.py A.h5 B.h5          compare two files
+    compare_h5.py --digest A.h5      print one line per dataset and attribute: name and SHA-256 of
+                                     its bytes (run-description attributes left out)
+    compare_h5.py A.h5 DIGEST.txt    compare a file with a digest written earlier (the regression
+                                     corpus in tests/corpus keeps digests, not files)
+"""
+import hashlib
 import sys
 
 import h5py
@@ -26,7 +34,39 @@ def same(a, b):
     return np.array_equal(a, b)
 
 
-def main(path_a, path_b):
+def fingerprint(value):
+    a = np.asarray(value)
+    h = hashlib.sha256(f"{a.dtype.str}{a.shape}".encode())
+    if a.dtype.kind == "O":  # variable-length strings
+        for s in a.ravel():
+            h.update(s if isinstance(s, bytes) else str(s).encode())
+            h.update(b"\0")
+    else:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:32]
+
+
+def digest(path):
+    """{name or name@attr: fingerprint} of everything compare() looks at."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        for name, obj in items(f).items():
+            if isinstance(obj, h5py.Dataset):
+                out[name] = fingerprint(obj[()])
+            else:
+                out[name] = "group"
+            for key in obj.attrs:
+                if key not in RUN_ATTRS:
+                    out[f"{name}@{key}"] = fingerprint(obj.attrs[key])
+    return out
+
+
+def read_digest(path):
+    with open(path) as f:
+        return dict(line.rstrip("\n").rsplit(" ", 1) for line in f if line.strip())
+
+
+def compare_files(path_a, path_b):
     problems = []
     with h5py.File(path_a, "r") as fa, h5py.File(path_b, "r") as fb:
         ia, ib = items(fa), items(fb)
@@ -43,16 +83,33 @@ def main(path_a, path_b):
                     problems.append(f"{name}@{key}: attribute missing in one file")
                 elif not same(oa.attrs[key], ob.attrs[key]):
                     problems.append(f"{name}@{key}: attribute differs")
+    return problems
+
+
+def compare_digest(path_a, digest_path):
+    da, db = digest(path_a), read_digest(digest_path)
+    problems = [f"{k}: only in {'the file' if k in da else 'the digest'}" for k in sorted(set(da) ^ set(db))]
+    problems += [f"{k}: differs" for k in sorted(set(da) & set(db)) if da[k] != db[k]]
+    return problems
+
+
+def main(argv):
+    if len(argv) == 2 and argv[0] == "--digest":
+        for k, v in sorted(digest(argv[1]).items()):
+            print(k, v)
+        return 0
+    if len(argv) != 2:
+        sys.exit(__doc__)
+    a, b = argv
+    problems = compare_digest(a, b) if not b.endswith(".h5") else compare_files(a, b)
     for p in problems[:40]:
         print(p)
     if problems:
-        print(f"{path_a} and {path_b} differ in {len(problems)} place(s)")
+        print(f"{a} and {b} differ in {len(problems)} place(s)")
         return 1
-    print(f"{path_a} and {path_b} are identical (run-description attributes excepted)")
+    print(f"{a} and {b} are identical (run-description attributes excepted)")
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: compare_h5.py A.h5 B.h5")
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1:]))

@@ -12,3 +12,6 @@ set_tests_properties(e2e_resume e2e_mpi_thread_invariance PROPERTIES RUN_SERIAL 
 add_test(NAME e2e_slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_slurm.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_slurm PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+add_test(NAME e2e_corpus_unchanged
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_corpus_unchanged PROPERTIES TIMEOUT 300 ENVIRONMENT "${STORQ_MPI_ENV}")
