@@ -32,8 +32,4 @@ typedef struct storq_model {
     double (*cost)(const void *ctx);
 } storq_model;
 
-/* The registry: every model storq knows, by name. */
-const storq_model *storq_model_find(const char *name);
-const storq_model *const *storq_models(size_t *count);
-
 #endif

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "model.h"
+#include "models.h"
 #include "observables.h"
 #include "params.h"
 #include "stats.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cluster_cavity.h"
+#include "cluster/cavity.h"
 #include "distribution.h"
 #include "rng.h"
 

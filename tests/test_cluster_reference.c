@@ -26,7 +26,6 @@
 #include "model_run.h"
 #include "rng.h"
 
-extern const storq_model storq_model_cluster;
 
 typedef struct config {
     long m;

@@ -26,7 +26,6 @@
 #include "model_run.h"
 #include "theory.h"
 
-extern const storq_model storq_model_cluster;
 
 #define FALSE_ALARM 1e-5
 

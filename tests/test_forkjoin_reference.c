@@ -50,7 +50,6 @@
 #include "model_run.h"
 #include "rng.h"
 
-extern const storq_model storq_model_forkjoin;
 
 #define SEED 20250611u
 #define REL_TOL 1e-9

@@ -36,7 +36,6 @@
 #include "check.h"
 #include "model_run.h"
 
-extern const storq_model storq_model_forkjoin;
 
 #define FALSE_ALARM 1e-4 /* per check, two-sided */
 #define REPS 32          /* replications per point */

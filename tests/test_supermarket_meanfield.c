@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "supermarket_meanfield.h"
+#include "supermarket/meanfield.h"
 
 
 #define EPS DBL_EPSILON

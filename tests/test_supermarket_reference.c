@@ -23,9 +23,8 @@
 #include "distribution.h"
 #include "model_run.h"
 #include "rng.h"
-#include "supermarket_internal.h"
+#include "supermarket/internal.h"
 
-extern const storq_model storq_model_supermarket;
 
 /* ------------------------------------------------------------------ configuration of a case */
 

@@ -27,9 +27,8 @@
 #define MODEL_CHECK_WIDTH 34
 #include "check.h"
 #include "model_run.h"
-#include "supermarket_meanfield.h"
+#include "supermarket/meanfield.h"
 
-extern const storq_model storq_model_supermarket;
 
 #define FALSE_ALARM 1e-5
 

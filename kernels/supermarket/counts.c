@@ -7,7 +7,7 @@
  * chosen as in the servers engine, each chosen server's length + 1 (a server chosen twice under
  * sampling with replacement gets +1 then +1). Departures: after every event the next departure time
  * is drawn as t + Exp(mu N_1), and the departing server is rank below(N_1) (SERVICE stream). */
-#include "supermarket_internal.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forkjoin_internal.h"
+#include "internal.h"
 
 /* sum_{j = a+1}^{b} 1/j^p for p = 1, 2 (smallest terms first). */
 static double fj_harmonic_gap(uint64_t a, uint64_t b, int p)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "model.h"
-#include "supermarket_internal.h"
-#include "supermarket_meanfield.h"
+#include "internal.h"
+#include "meanfield.h"
 
 #define OUTSIDE "outside the theory (service not exponential): "
 

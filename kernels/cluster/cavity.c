@@ -47,7 +47,7 @@
  *   cl_cavity_solve refuses with -1 (cav->error = INFINITY), e.g. pareto:1.05.
  * Between the nodes cl_cavity_cdf interpolates linearly (the header's contract): add
  *   h^2/8 max|W''| there (h |jump of W'| / 4 at a kink, e.g. w = D for M/D/1). */
-#include "cluster_cavity.h"
+#include "cavity.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* Mean-field theory of batch sampling (MODELS.md, `supermarket`; seed 001). See the header for the
  * interface and docs/models/supermarket-theory.md for the mathematics and the measured accuracy. */
-#include "supermarket_meanfield.h"
+#include "meanfield.h"
 
 #include <float.h>
 #include <math.h>

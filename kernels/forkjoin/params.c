@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forkjoin_internal.h"
-#include "forkjoin_lwl.h"
+#include "internal.h"
+#include "lwl.h"
 #include "select.h"
 
 #define FJ_MEM_LIMIT 8589934592.0 /* bytes of per-node arrays allowed per replication */

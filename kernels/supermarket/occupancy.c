@@ -1,6 +1,6 @@
 /* Parts of the `supermarket` kernel shared by its two engines: the occupancy accumulator, the
  * k-shortest selection and the start specs. */
-#include "supermarket_internal.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster_cavity.h"
+#include "cavity.h"
 #include "distribution.h"
 #include "model.h"
 

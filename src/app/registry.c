@@ -1,11 +1,9 @@
-/* Every model storq knows. Adding a model is one line here (and its kernel, tests and page). */
+/* Every model storq knows. Adding a model is one line here and one in kernels/models.h. */
+#include "registry.h"
+
 #include <string.h>
 
-#include "model.h"
-
-extern const storq_model storq_model_supermarket;
-extern const storq_model storq_model_cluster;
-extern const storq_model storq_model_forkjoin;
+#include "models.h"
 
 static const storq_model *const registry[] = {
     &storq_model_supermarket,

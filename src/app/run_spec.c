@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "registry.h"
+
 #define DEFAULT_REPLICATIONS 10
 #define DEFAULT_SEED 1
 #define MAX_POINTS 1000000

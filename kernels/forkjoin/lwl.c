@@ -1,5 +1,5 @@
 /* Least-loaded group in O(log g): a min tournament tree with tie counts, and an event heap. */
-#include "forkjoin_lwl.h"
+#include "lwl.h"
 
 #include <math.h>
 #include <stdlib.h>

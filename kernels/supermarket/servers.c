@@ -35,7 +35,7 @@
  * Memory: 64 bytes per server in steady mode, 8 in transient mode (+ 4 for the busy list or 16 for
  * the heap), 16 per overflow task in system and 16 per measured job in system (pools grow by
  * doubling). */
-#include "supermarket_internal.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>

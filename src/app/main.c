@@ -8,7 +8,7 @@
 #include "driver.h"
 #include "h5_writer.h"
 #include "interrupt.h"
-#include "model.h"
+#include "registry.h"
 #include "report.h"
 #include "run_spec.h"
 #include "storq_version.h"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every quoted include of every layer names a header of the same layer or of one below it:
+#   toolkit (src/) < kernels (kernels/) < mpi (mpi/), io (io/) < program (src/app/).
+# The build already refuses what a layer's include paths do not reach; this also catches a header
+# reached through the same folder and names the offending line.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd); cd "$root"
+headers() { for d in "$@"; do find "$d" -maxdepth 2 -name '*.h' -printf '%P\n'; done; }
+check() { # layer-folder maxdepth allowed-header-folders...
+  local dir=$1 depth=$2; shift 2
+  local allowed; allowed=$(headers "$@"; echo storq_version.h)
+  local bad=0
+  while IFS= read -r hit; do
+    file=${hit%%:*}; rest=${hit#*:}; line=${rest%%:*}; inc=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"$rest")
+    own=$(dirname "$file")
+    if [[ -f $own/$inc && $own != src ]]; then continue; fi  # a header of the file's own folder
+    if ! grep -qxF "$inc" <<<"$allowed"; then
+      echo "$file:$line: includes \"$inc\", which is not in its layer or below"; bad=1
+    fi
+  done < <(grep -n '#include "' $(find "$dir" -maxdepth "$depth" -name '*.[ch]') /dev/null || true)
+  return $bad
+}
+status=0
+check src 1 src || status=1
+check kernels 2 src kernels || status=1
+check mpi 1 src mpi || status=1
+check io 1 src io || status=1
+# A kernel folder's own headers are its business: no other kernel folder includes them.
+while IFS= read -r hit; do
+  file=${hit%%:*}; inc=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"$hit")
+  model=$(cut -d/ -f2 <<<"$file")
+  if [[ $inc == */* && ${inc%%/*} != "$model" ]]; then
+    echo "$hit: a kernel includes another model's header"; status=1
+  fi
+done < <(grep -n '#include "' kernels/*/*.[ch] || true)
+[[ $status == 0 ]] && echo "layering holds: every include points down"
+exit $status
