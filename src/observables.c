@@ -52,69 +52,88 @@ static storq_obs_def *add_def(storq_observables *obs, const char *name, const ch
     return d;
 }
 
-/* Commit the definition returned by add_def: reserve its storage and return its id. */
-static int commit_def(storq_observables *obs, storq_obs_def *d)
+/* Commit the definition returned by add_def: reserve its storage and write its id. */
+static int commit_def(storq_observables *obs, storq_obs_def *d, int *id)
 {
     obs->nvalues += d->length;
+    size_t doubles = d->length;
     if (d->kind == STORQ_OBS_HIST) {
         d->count_offset = obs->ncounts;
         d->minmax_offset = obs->nminmax;
         obs->ncounts += d->nbins + 2;
         obs->nminmax += 2;
+        doubles = storq_bytes_add(doubles, storq_bytes_add(d->nbins, 4)); /* counts, min, max */
     }
-    return (int)obs->ndefs++;
+    if (d->axis)
+        doubles = storq_bytes_add(doubles, d->length / d->cols);
+    obs->bytes = storq_bytes_add(obs->bytes, storq_bytes_mul(doubles, sizeof(double)));
+    *id = (int)obs->ndefs++;
+    return STORQ_OK;
 }
 
-int storq_declare_scalar(storq_observables *obs, const char *name, const char *unit,
+/* The error code to return after a failed declaration (add_def failed or a check did). */
+static int failed(int *id, storq_error *err)
+{
+    *id = -1;
+    return err->code ? err->code : STORQ_ERR_RUNTIME;
+}
+
+int storq_declare_scalar(storq_observables *obs, int *id, const char *name, const char *unit,
                          const char *desc, storq_error *err)
 {
     storq_obs_def *d = add_def(obs, name, unit, desc, STORQ_OBS_SCALAR, err);
-    return d ? commit_def(obs, d) : -1;
+    return d ? commit_def(obs, d, id) : failed(id, err);
 }
 
-int storq_declare_matrix(storq_observables *obs, const char *name, const char *unit,
+int storq_declare_matrix(storq_observables *obs, int *id, const char *name, const char *unit,
                          const char *desc, size_t rows, size_t cols, const char *axis_name,
                          const double *axis, storq_error *err)
 {
     if (rows == 0 || cols == 0) {
         STORQ_RUNTIME_FAIL(err, "observable '%s' has no elements", name);
-        return -1;
+        return failed(id, err);
+    }
+    /* a record holds the matrix, a point's table holds it per replication: the sizes are checked
+     * by the kernel's prepare (storq_memory_check); here they must at least not wrap */
+    if (storq_bytes_mul(storq_bytes_mul(rows, cols), sizeof(double)) == SIZE_MAX) {
+        STORQ_RUNTIME_FAIL(err, "observable '%s': %zu x %zu values overflow", name, rows, cols);
+        return failed(id, err);
     }
     storq_obs_def *d = add_def(obs, name, unit, desc, STORQ_OBS_VECTOR, err);
     if (!d)
-        return -1;
+        return failed(id, err);
     d->length = rows * cols;
     d->cols = cols;
     if (axis) {
         d->axis = malloc(rows * sizeof *d->axis);
         if (!d->axis) {
             STORQ_RUNTIME_FAIL(err, "out of memory");
-            return -1;
+            return failed(id, err);
         }
         memcpy(d->axis, axis, rows * sizeof *d->axis);
         snprintf(d->axis_name, sizeof d->axis_name, "%s", axis_name ? axis_name : "axis");
     }
-    return commit_def(obs, d);
+    return commit_def(obs, d, id);
 }
 
-int storq_declare_vector(storq_observables *obs, const char *name, const char *unit,
+int storq_declare_vector(storq_observables *obs, int *id, const char *name, const char *unit,
                          const char *desc, size_t length, const char *axis_name,
                          const double *axis, storq_error *err)
 {
-    return storq_declare_matrix(obs, name, unit, desc, length, 1, axis_name, axis, err);
+    return storq_declare_matrix(obs, id, name, unit, desc, length, 1, axis_name, axis, err);
 }
 
-int storq_declare_hist_loglin(storq_observables *obs, const char *name, const char *unit,
-                              const char *desc, double lo, double hi, int sub_bits,
-                              storq_error *err)
+int storq_declare_hist_loglin(storq_observables *obs, int *id, const char *name,
+                              const char *unit, const char *desc, double lo, double hi,
+                              int sub_bits, storq_error *err)
 {
     if (!(lo > 0) || !(hi > lo) || sub_bits < 0 || sub_bits > 20 || !isfinite(hi)) {
         STORQ_RUNTIME_FAIL(err, "histogram '%s': need 0 < lo < hi and 0 <= sub_bits <= 20", name);
-        return -1;
+        return failed(id, err);
     }
     storq_obs_def *d = add_def(obs, name, unit, desc, STORQ_OBS_HIST, err);
     if (!d)
-        return -1;
+        return failed(id, err);
     int emin, emax;
     frexp(lo, &emin); /* lo = m 2^emin with m in [0.5, 1): 2^(emin-1) <= lo */
     frexp(hi, &emax);
@@ -123,22 +142,23 @@ int storq_declare_hist_loglin(storq_observables *obs, const char *name, const ch
     d->emax = ldexp(1.0, emax - 1) == hi ? emax - 1 : emax;
     d->sub_bits = sub_bits;
     d->nbins = (size_t)(d->emax - d->emin) << sub_bits;
-    return commit_def(obs, d);
+    return commit_def(obs, d, id);
 }
 
-int storq_declare_hist_int(storq_observables *obs, const char *name, const char *unit,
+int storq_declare_hist_int(storq_observables *obs, int *id, const char *name, const char *unit,
                            const char *desc, size_t nbins, storq_error *err)
 {
-    if (nbins == 0) {
-        STORQ_RUNTIME_FAIL(err, "histogram '%s' needs at least one bin", name);
-        return -1;
+    if (nbins == 0 || nbins > SIZE_MAX / sizeof(uint64_t) - 2) {
+        STORQ_RUNTIME_FAIL(err, "histogram '%s' needs between 1 and %zu bins", name,
+                           SIZE_MAX / sizeof(uint64_t) - 2);
+        return failed(id, err);
     }
     storq_obs_def *d = add_def(obs, name, unit, desc, STORQ_OBS_HIST, err);
     if (!d)
-        return -1;
+        return failed(id, err);
     d->hist_kind = STORQ_HIST_INT;
     d->nbins = nbins;
-    return commit_def(obs, d);
+    return commit_def(obs, d, id);
 }
 
 void storq_observables_free(storq_observables *obs)

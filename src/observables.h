@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "memory.h"
 
 typedef enum storq_obs_kind { STORQ_OBS_SCALAR, STORQ_OBS_VECTOR, STORQ_OBS_HIST } storq_obs_kind;
 typedef enum storq_hist_kind { STORQ_HIST_LOGLIN, STORQ_HIST_INT } storq_hist_kind;
@@ -55,23 +56,26 @@ typedef struct storq_observables {
     size_t nvalues; /* doubles per replication */
     size_t ncounts; /* histogram counts */
     size_t nminmax; /* 2 per histogram */
+    size_t bytes;   /* one record's values, counts and min/max, plus the axes (saturating) */
 } storq_observables;
 
-/* Each declare returns the observable's id (>= 0), or -1 with err set. Names are unique, made of
- * letters, digits and '_' (they become HDF5 group names). */
-int storq_declare_scalar(storq_observables *obs, const char *name, const char *unit,
+/* Each declare writes the observable's id (>= 0) to *id and returns STORQ_OK, or returns an error
+ * code with err set (*id is then -1). Names are unique, made of letters, digits and '_' (they
+ * become HDF5 group names). Sizes are overflow-checked; what a point's observables need in memory
+ * is obs->bytes (see storq_memory_check). */
+int storq_declare_scalar(storq_observables *obs, int *id, const char *name, const char *unit,
                          const char *desc, storq_error *err);
-int storq_declare_vector(storq_observables *obs, const char *name, const char *unit,
+int storq_declare_vector(storq_observables *obs, int *id, const char *name, const char *unit,
                          const char *desc, size_t length, const char *axis_name,
                          const double *axis, storq_error *err);
 /* A rows x cols matrix (row-major); the axis, if any, labels the rows. */
-int storq_declare_matrix(storq_observables *obs, const char *name, const char *unit,
+int storq_declare_matrix(storq_observables *obs, int *id, const char *name, const char *unit,
                          const char *desc, size_t rows, size_t cols, const char *axis_name,
                          const double *axis, storq_error *err);
-int storq_declare_hist_loglin(storq_observables *obs, const char *name, const char *unit,
-                              const char *desc, double lo, double hi, int sub_bits,
-                              storq_error *err);
-int storq_declare_hist_int(storq_observables *obs, const char *name, const char *unit,
+int storq_declare_hist_loglin(storq_observables *obs, int *id, const char *name,
+                              const char *unit, const char *desc, double lo, double hi,
+                              int sub_bits, storq_error *err);
+int storq_declare_hist_int(storq_observables *obs, int *id, const char *name, const char *unit,
                            const char *desc, size_t nbins, storq_error *err);
 void storq_observables_free(storq_observables *obs);
 const storq_obs_def *storq_obs_find(const storq_observables *obs, const char *name);
@@ -113,23 +117,29 @@ typedef struct storq_hist {
 
 storq_hist storq_record_hist(storq_record *rec, int id);
 
-static inline void storq_hist_add(storq_hist *h, double x)
+/* The bin of x: 0 for underflow (x < lo, NaN included), nbins + 1 for overflow (x >= hi). The
+ * range selection is branch-free (an idle server's x = 0 is common and unpredictable); the kind
+ * test is the same for every value of a histogram, so it predicts perfectly. */
+static inline size_t storq_hist_bin(const storq_hist *h, double x)
 {
     size_t bin;
-    if (!(x >= h->lo)) {
-        bin = 0;
-    } else if (x >= h->hi) {
-        bin = h->nbins + 1;
-    } else if (h->kind == STORQ_HIST_INT) {
-        bin = (size_t)x + 1;
+    if (h->kind == STORQ_HIST_INT) {
+        bin = (size_t)(x >= h->lo && x < h->hi ? x : 0.0) + 1;
     } else {
-        /* x > 0, so bits >> (52 - sub_bits) is (biased exponent << sub_bits) | the leading
-         * sub_bits mantissa bits: bin = ((exponent - emin) << sub_bits) + those bits + 1 */
+        /* for x > 0, bits >> (52 - sub_bits) is (biased exponent << sub_bits) | the leading
+         * sub_bits mantissa bits: bin = ((exponent - emin) << sub_bits) + those bits + 1 (for
+         * other x the value is discarded below; unsigned arithmetic wraps harmlessly) */
         uint64_t bits;
         memcpy(&bits, &x, sizeof bits);
         bin = (size_t)(bits >> (52 - h->sub_bits)) - ((size_t)(1023 + h->emin) << h->sub_bits) + 1;
     }
-    h->counts[bin]++;
+    bin = x >= h->hi ? h->nbins + 1 : bin;
+    return bin & -(size_t)(x >= h->lo); /* a mask: GCC makes a branch of "?:" here */
+}
+
+static inline void storq_hist_add(storq_hist *h, double x)
+{
+    h->counts[storq_hist_bin(h, x)]++;
     *h->sum += x;
     if (x < *h->min)
         *h->min = x;

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "model.h"
+#include "registry.h"
 #include "observables.h"
 #include "params.h"
 #include "run_spec.h"
@@ -27,14 +28,21 @@ static void test_histograms(void)
 {
     storq_observables obs = {0};
     storq_error err = {0};
-    int h = storq_declare_hist_loglin(&obs, "delay", "time", "d", 1e-3, 1e3, 5, &err);
-    int g = storq_declare_hist_int(&obs, "len", "tasks", "l", 10, &err);
-    int s = storq_declare_scalar(&obs, "mean", "time", "m", &err);
-    int v = storq_declare_vector(&obs, "u", "1", "u", 4, NULL, NULL, &err);
+    int h = -2, g = -2, s = -2, v = -2, dup = -2, bad = -2;
+    CHECK(storq_declare_hist_loglin(&obs, &h, "delay", "time", "d", 1e-3, 1e3, 5, &err) == 0);
+    CHECK(storq_declare_hist_int(&obs, &g, "len", "tasks", "l", 10, &err) == 0);
+    CHECK(storq_declare_scalar(&obs, &s, "mean", "time", "m", &err) == 0);
+    CHECK(storq_declare_vector(&obs, &v, "u", "1", "u", 4, NULL, NULL, &err) == 0);
     CHECK(h == 0 && g == 1 && s == 2 && v == 3 && err.code == 0);
-    CHECK(storq_declare_scalar(&obs, "mean", "", "", &err) < 0); /* duplicate name */
+    /* a record: 1 + 1 + 1 + 4 values, 2 histograms' counts and min/max */
+    CHECK(obs.bytes == 8 * (7 + (obs.defs[h].nbins + 4) + (10 + 4)));
+    CHECK(storq_declare_scalar(&obs, &dup, "mean", "", "", &err) != 0 && dup == -1); /* twice */
     storq_error e2 = {0};
-    CHECK(storq_declare_scalar(&obs, "bad name", "", "", &e2) < 0);
+    CHECK(storq_declare_scalar(&obs, &bad, "bad name", "", "", &e2) != 0 && bad == -1);
+    storq_error e3 = {0};
+    int huge = -2;
+    CHECK(storq_declare_matrix(&obs, &huge, "huge", "", "", SIZE_MAX / 4, 3, NULL, NULL, &e3) != 0);
+    CHECK(huge == -1 && strstr(e3.msg, "overflow"));
 
     const storq_obs_def *d = &obs.defs[h];
     double *edges = malloc((d->nbins + 1) * sizeof *edges);

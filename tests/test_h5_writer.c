@@ -67,12 +67,12 @@ typedef struct ids {
 static int declare(storq_observables *obs, ids *id, storq_error *err)
 {
     const double level[5] = {0, 1, 2, 3, 4}, t[3] = {0, 0.5, 1};
-    id->delay_mean = storq_declare_scalar(obs, "delay_mean", "time", "mean delay", err);
-    id->u = storq_declare_vector(obs, "u", "", "occupancy u_i", 5, "level", level, err);
-    id->u_t = storq_declare_matrix(obs, "u_t", "", "u_i(t)", 3, 2, "t", t, err);
-    id->delay = storq_declare_hist_loglin(obs, "delay", "time", "delay histogram", 0.01, 100, 4, err);
-    id->queue = storq_declare_hist_int(obs, "queue", "tasks", "queue length", 8, err);
-    return err->code;
+    STORQ_TRY(storq_declare_scalar(obs, &id->delay_mean, "delay_mean", "time", "mean delay", err));
+    STORQ_TRY(storq_declare_vector(obs, &id->u, "u", "", "occupancy u_i", 5, "level", level, err));
+    STORQ_TRY(storq_declare_matrix(obs, &id->u_t, "u_t", "", "u_i(t)", 3, 2, "t", t, err));
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->delay, "delay", "time", "delay histogram", 0.01,
+                                        100, 4, err));
+    return storq_declare_hist_int(obs, &id->queue, "queue", "tasks", "queue length", 8, err);
 }
 
 /* Replication r of point p. The delay histogram gets the exact Exp(1) quantiles

@@ -23,7 +23,6 @@
 #define CL_CLASS_TAIL 1e-9   /* classes reach the largest k with P(size > k) >= this */
 #define CL_MOMENT_TAIL 1e-13 /* moments and mixtures: the support truncated at this tail */
 #define CL_QUAD_MAX 4096     /* k values in a mixture before bucketing */
-#define CL_MEM_LIMIT 8589934592.0 /* bytes of per-server arrays allowed per replication */
 #define CL_CLASS_TAB 256
 #define CL_CCDF_TAB 4096 /* buckets: 128 octaves */
 
@@ -503,16 +502,13 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
     }
 
     /* memory: per-server arrays of every policy */
-    double bytes = (double)c->m * (8.0 * c->npol + 40.0);
-    if (bytes > CL_MEM_LIMIT) {
-        rc = storq_fail(err, STORQ_ERR_USAGE,
-                        "--m: %llu servers with %d policies need %.3g GiB of per-server arrays per "
-                        "replication (and thread); at most %.0f GiB are allowed: lower --m or list "
-                        "fewer policies",
-                        (unsigned long long)c->m, c->npol, bytes / 1073741824.0,
-                        CL_MEM_LIMIT / 1073741824.0);
+    size_t bytes = storq_bytes_mul(c->m, 8 * (size_t)c->npol + 40);
+    char what[128];
+    snprintf(what, sizeof what, "--m: %llu servers with %d policies",
+             (unsigned long long)c->m, c->npol);
+    if ((rc = storq_memory_check(bytes, what, "for per-server arrays per replication (and thread)",
+                                 err)))
         goto fail;
-    }
     c->kmax_support = c->size.max;
     c->kmax_class = cl_kmax(&c->size, CL_CLASS_TAIL);
     {
@@ -603,9 +599,65 @@ fail:
 
 /* ------------------------------------------------------------------ declare */
 
-static int declared(int id, storq_error *err)
+/* One policy's observables; axis: the size classes' lowest k. */
+static int cl_declare_policy(cl_ctx *c, int pi, const double *axis, storq_observables *obs,
+                             storq_error *err)
 {
-    return id < 0 ? (err->code ? err->code : STORQ_ERR_RUNTIME) : STORQ_OK;
+    const char *P = cl_pol_name[c->pol[pi]];
+    cl_ids *id = &c->id[pi];
+    char name[STORQ_NAME_MAX], desc[256];
+#define NAME(suffix) (snprintf(name, sizeof name, "%s_%s", P, suffix), name)
+    snprintf(desc, sizeof desc,
+             "%s: delay of a measured request, arrival to the end of its last block "
+             "(max over asked servers of (W(i) + c s(i)) / mu)", P);
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->delay, NAME("delay"), "time", desc, 1e-6, 1e9, 7,
+                                        err));
+    snprintf(desc, sizeof desc, "%s: mean delay of the measured requests", P);
+    STORQ_TRY(storq_declare_scalar(obs, &id->mean, NAME("mean_delay"), "time", desc, err));
+    snprintf(desc, sizeof desc,
+             "%s: mean delay of the measured requests of each size class (axis: the class's "
+             "lowest k; NaN when the class had no request in the replication)", P);
+    STORQ_TRY(storq_declare_vector(obs, &id->cmean, NAME("class_mean_delay"), "time", desc,
+                                   c->nclass, "k", axis, err));
+    snprintf(desc, sizeof desc, "%s: measured requests of each size class", P);
+    STORQ_TRY(storq_declare_vector(obs, &id->ccount, NAME("class_count"), "requests", desc,
+                                   c->nclass, "k", axis, err));
+    for (size_t j = 0; j < c->nclass; j++) {
+        char cname[STORQ_NAME_MAX];
+        snprintf(cname, sizeof cname, "%s_delay_class_%lld", P, (long long)c->class_lo[j]);
+        if (j + 1 < c->nclass)
+            snprintf(desc, sizeof desc, "%s: delay of the measured requests of %lld to %lld "
+                     "chunks", P, (long long)c->class_lo[j], (long long)c->class_lo[j + 1] - 1);
+        else
+            snprintf(desc, sizeof desc, "%s: delay of the measured requests of %lld chunks "
+                     "or more", P, (long long)c->class_lo[j]);
+        int hid;
+        STORQ_TRY(storq_declare_hist_loglin(obs, &hid, cname, "time", desc, 1e-6, 1e9, 7, err));
+        if (j == 0)
+            id->chist0 = hid; /* the classes' histograms have consecutive ids */
+    }
+    snprintf(desc, sizeof desc,
+             "%s: workload W(i)/mu a measured request finds at each server it asks blocks of", P);
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->wfound, NAME("workload_found"), "time", desc,
+                                        1e-6, 1e9, 7, err));
+    snprintf(desc, sizeof desc, "%s: fraction of the measured requests with delay > x (axis x)",
+             P);
+    STORQ_TRY(storq_declare_vector(obs, &id->ccdf, NAME("delay_ccdf"), "1", desc, CL_NGRID, "x",
+                                   c->xgrid, err));
+    snprintf(desc, sizeof desc,
+             "%s: work delivered / (m mu T) over the measurement window (expect rho = %.6g)", P,
+             c->rho);
+    STORQ_TRY(storq_declare_scalar(obs, &id->util, NAME("utilisation"), "1", desc, err));
+    id->diff = -1;
+    if (pi == 0)
+        return STORQ_OK;
+    const char *F = cl_pol_name[c->pol[0]];
+    snprintf(name, sizeof name, "diff_%s_%s_mean_delay", P, F);
+    snprintf(desc, sizeof desc,
+             "%s_mean_delay - %s_mean_delay in the same replication (coupled: its CI is the CI "
+             "of the paired difference)", P, F);
+    return storq_declare_scalar(obs, &id->diff, name, "time", desc, err);
+#undef NAME
 }
 
 static int cl_declare(void *vctx, storq_observables *obs, storq_error *err)
@@ -617,81 +669,8 @@ static int cl_declare(void *vctx, storq_observables *obs, storq_error *err)
     for (size_t j = 0; j < c->nclass; j++)
         axis[j] = (double)c->class_lo[j];
     int rc = STORQ_OK;
-    for (int pi = 0; pi < c->npol && !rc; pi++) {
-        const char *P = cl_pol_name[c->pol[pi]];
-        cl_ids *id = &c->id[pi];
-        char name[STORQ_NAME_MAX], desc[256];
-#define NAME(suffix) (snprintf(name, sizeof name, "%s_%s", P, suffix), name)
-        snprintf(desc, sizeof desc,
-                 "%s: delay of a measured request, arrival to the end of its last block "
-                 "(max over asked servers of (W(i) + c s(i)) / mu)", P);
-        id->delay = storq_declare_hist_loglin(obs, NAME("delay"), "time", desc, 1e-6, 1e9, 7, err);
-        if ((rc = declared(id->delay, err)))
-            break;
-        snprintf(desc, sizeof desc, "%s: mean delay of the measured requests", P);
-        id->mean = storq_declare_scalar(obs, NAME("mean_delay"), "time", desc, err);
-        if ((rc = declared(id->mean, err)))
-            break;
-        snprintf(desc, sizeof desc,
-                 "%s: mean delay of the measured requests of each size class (axis: the class's "
-                 "lowest k; NaN when the class had no request in the replication)", P);
-        id->cmean = storq_declare_vector(obs, NAME("class_mean_delay"), "time", desc, c->nclass,
-                                         "k", axis, err);
-        if ((rc = declared(id->cmean, err)))
-            break;
-        snprintf(desc, sizeof desc, "%s: measured requests of each size class", P);
-        id->ccount = storq_declare_vector(obs, NAME("class_count"), "requests", desc, c->nclass,
-                                          "k", axis, err);
-        if ((rc = declared(id->ccount, err)))
-            break;
-        for (size_t j = 0; j < c->nclass && !rc; j++) {
-            char cname[STORQ_NAME_MAX];
-            snprintf(cname, sizeof cname, "%s_delay_class_%lld", P, (long long)c->class_lo[j]);
-            if (j + 1 < c->nclass)
-                snprintf(desc, sizeof desc, "%s: delay of the measured requests of %lld to %lld "
-                         "chunks", P, (long long)c->class_lo[j], (long long)c->class_lo[j + 1] - 1);
-            else
-                snprintf(desc, sizeof desc, "%s: delay of the measured requests of %lld chunks "
-                         "or more", P, (long long)c->class_lo[j]);
-            int hid = storq_declare_hist_loglin(obs, cname, "time", desc, 1e-6, 1e9, 7, err);
-            if (j == 0)
-                id->chist0 = hid;
-            rc = declared(hid, err);
-        }
-        if (rc)
-            break;
-        snprintf(desc, sizeof desc,
-                 "%s: workload W(i)/mu a measured request finds at each server it asks blocks of",
-                 P);
-        id->wfound = storq_declare_hist_loglin(obs, NAME("workload_found"), "time", desc, 1e-6,
-                                               1e9, 7, err);
-        if ((rc = declared(id->wfound, err)))
-            break;
-        snprintf(desc, sizeof desc,
-                 "%s: fraction of the measured requests with delay > x (axis x)", P);
-        id->ccdf = storq_declare_vector(obs, NAME("delay_ccdf"), "1", desc, CL_NGRID, "x",
-                                        c->xgrid, err);
-        if ((rc = declared(id->ccdf, err)))
-            break;
-        snprintf(desc, sizeof desc,
-                 "%s: work delivered / (m mu T) over the measurement window (expect rho = %.6g)",
-                 P, c->rho);
-        id->util = storq_declare_scalar(obs, NAME("utilisation"), "1", desc, err);
-        if ((rc = declared(id->util, err)))
-            break;
-        id->diff = -1;
-        if (pi > 0) {
-            const char *F = cl_pol_name[c->pol[0]];
-            snprintf(name, sizeof name, "diff_%s_%s_mean_delay", P, F);
-            snprintf(desc, sizeof desc,
-                     "%s_mean_delay - %s_mean_delay in the same replication (coupled: its CI is "
-                     "the CI of the paired difference)", P, F);
-            id->diff = storq_declare_scalar(obs, name, "time", desc, err);
-            if ((rc = declared(id->diff, err)))
-                break;
-        }
-#undef NAME
-    }
+    for (int pi = 0; pi < c->npol && !rc; pi++)
+        rc = cl_declare_policy(c, pi, axis, obs, err);
     free(axis);
     return rc;
 }
@@ -855,17 +834,6 @@ static uint64_t cl_least_mask(cl_work *w, size_t n, size_t r)
     return mask;
 }
 
-/* The bin storq_hist_add would use for x in a log-linear histogram, selected without branches
- * (x = 0, an idle server, is common and unpredictable). */
-static inline size_t cl_hist_bin(const storq_hist *h, double x)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    size_t b = (size_t)(bits >> (52 - h->sub_bits)) - ((size_t)(1023 + h->emin) << h->sub_bits) + 1;
-    b = x >= h->hi ? h->nbins + 1 : b;
-    return b & -(size_t)(x >= h->lo); /* a mask: GCC makes a branch of "?:" here */
-}
-
 /* Serving one request under one policy: the largest delay numerator mu x + c s so far and, when
  * measuring, the workload-found histogram's sum, min and max, kept in registers for the request
  * (the same additions in the same order as storq_hist_add). */
@@ -884,7 +852,7 @@ static inline void cl_serve_one(cl_serve *S, double *vi, int64_t s)
     const double num = S->mu * x + S->cn * (double)s;
     S->num = num > S->num ? num : S->num;
     if (S->meas) {
-        S->hw->counts[cl_hist_bin(S->hw, x)]++;
+        S->hw->counts[storq_hist_bin(S->hw, x)]++;
         S->hsum += x;
         if (x < S->hmin)
             S->hmin = x;

@@ -19,7 +19,6 @@
 #include "lwl.h"
 #include "select.h"
 
-#define FJ_MEM_LIMIT 8589934592.0 /* bytes of per-node arrays allowed per replication */
 
 static const storq_param_def fj_params[] = {
     {"n", STORQ_PARAM_INT, "10", 1, 2147483647.0, 0, "nodes", NULL,
@@ -240,16 +239,15 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
                         (unsigned long long)c->k, (unsigned long long)c->n);
         goto fail;
     }
-    double bytes = (double)c->g * (double)c->n * 8.0 * (c->companion ? 2.0 : 1.0) +
-                   (double)c->g * 64.0;
-    if (bytes > FJ_MEM_LIMIT) {
-        rc = storq_fail(err, STORQ_ERR_USAGE,
-                        "--groups/--n: %llu groups of %llu nodes need %.3g GiB of per-node arrays "
-                        "per replication (and thread); at most %.0f GiB are allowed",
-                        (unsigned long long)c->g, (unsigned long long)c->n,
-                        bytes / 1073741824.0, FJ_MEM_LIMIT / 1073741824.0);
+    /* per replication: one release time per node (twice with the companion), and per group */
+    size_t bytes = storq_bytes_add(
+        storq_bytes_mul(storq_bytes_mul(c->g, c->n), c->companion ? 16 : 8),
+        storq_bytes_mul(c->g, 64));
+    char what[128];
+    snprintf(what, sizeof what, "--groups/--n: %llu groups of %llu nodes",
+             (unsigned long long)c->g, (unsigned long long)c->n);
+    if ((rc = storq_memory_check(bytes, what, "for per-node arrays per replication (and thread)", err)))
         goto fail;
-    }
     if ((rc = fj_parse_service(c, storq_param_string(p, "service"), err)))
         goto fail;
     if ((rc = fj_parse_assign(c, storq_param_string(p, "assign"), err)))
@@ -269,65 +267,44 @@ fail:
 
 /* ------------------------------------------------------------------ observables */
 
-static int declared(int id, storq_error *err)
-{
-    (void)err;
-    return id < 0 ? STORQ_ERR_RUNTIME : STORQ_OK;
-}
-
 static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
 {
     fj_ctx *c = vctx;
     fj_ids *id = &c->id;
     const double lo = c->mean * 1e-6, hi = c->mean * 1e9;
+    id->resp0 = id->mean0 = -1;
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp, "response_time", "time",
+                                        "response time D - A of a measured job (arrival to its "
+                                        "k-th finished task)", lo, hi, 7, err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->mean, "mean_response_time", "time",
+                                   "mean response time of the measured jobs", err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->util, "utilisation", "1",
+                                   "node busy time (tasks served, cancelled ones up to their "
+                                   "cancellation) / (g n T) over the measurement window",
+                                   err));
     double *axis = malloc(sizeof *axis * c->g);
     if (!axis)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (uint64_t i = 0; i < c->g; i++)
         axis[i] = (double)i;
-    int rc = STORQ_OK;
-    id->resp0 = id->mean0 = -1;
-    id->resp = storq_declare_hist_loglin(obs, "response_time", "time",
-                                         "response time D - A of a measured job (arrival to its "
-                                         "k-th finished task)", lo, hi, 7, err);
-    if ((rc = declared(id->resp, err)))
-        goto done;
-    id->mean = storq_declare_scalar(obs, "mean_response_time", "time",
-                                    "mean response time of the measured jobs", err);
-    if ((rc = declared(id->mean, err)))
-        goto done;
-    id->util = storq_declare_scalar(obs, "utilisation", "1",
-                                    "node busy time (tasks served, cancelled ones up to their "
-                                    "cancellation) / (g n T) over the measurement window",
-                                    err);
-    if ((rc = declared(id->util, err)))
-        goto done;
-    id->share = storq_declare_vector(obs, "group_share", "1",
-                                     "fraction of the measured jobs sent to each group", c->g,
-                                     "group", axis, err);
-    if ((rc = declared(id->share, err)))
-        goto done;
-    id->gutil = storq_declare_vector(obs, "group_utilisation", "1",
-                                     "busy time of each group's nodes / (n T) over the "
-                                     "measurement window", c->g, "group", axis, err);
-    if ((rc = declared(id->gutil, err)))
-        goto done;
-    if (c->companion) {
-        id->resp0 = storq_declare_hist_loglin(obs, "uncorrelated_response_time", "time",
-                                              "companion system with correlation 0 on the same "
-                                              "arrivals, groups draws and X_i: response time", lo,
-                                              hi, 7, err);
-        if ((rc = declared(id->resp0, err)))
-            goto done;
-        id->mean0 = storq_declare_scalar(obs, "uncorrelated_mean_response_time", "time",
-                                         "companion system with correlation 0 (same arrivals, "
-                                         "group draws and X_i): mean response time, the T(n,k) "
-                                         "of the paper's eq. (15)", err);
-        rc = declared(id->mean0, err);
-    }
-done:
+    int rc = storq_declare_vector(obs, &id->share, "group_share", "1",
+                                  "fraction of the measured jobs sent to each group", c->g,
+                                  "group", axis, err);
+    if (!rc)
+        rc = storq_declare_vector(obs, &id->gutil, "group_utilisation", "1",
+                                  "busy time of each group's nodes / (n T) over the "
+                                  "measurement window", c->g, "group", axis, err);
     free(axis);
-    return rc;
+    if (rc || !c->companion)
+        return rc;
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp0, "uncorrelated_response_time", "time",
+                                        "companion system with correlation 0 on the same "
+                                        "arrivals, groups draws and X_i: response time", lo, hi,
+                                        7, err));
+    return storq_declare_scalar(obs, &id->mean0, "uncorrelated_mean_response_time", "time",
+                                "companion system with correlation 0 (same arrivals, group "
+                                "draws and X_i): mean response time, the T(n,k) of the paper's "
+                                "eq. (15)", err);
 }
 
 /* ------------------------------------------------------------------ one replication */

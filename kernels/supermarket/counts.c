@@ -51,7 +51,7 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
     storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
     const int steady = c->mode == SMK_MODE_STEADY;
-    storq_hist aql;
+    storq_hist aql = {0};
     if (steady)
         aql = storq_record_hist(rec, c->id_aql);
 

@@ -182,11 +182,6 @@ fail:
     return rc;
 }
 
-static int declared(int id, storq_error *err)
-{
-    return id < 0 ? (err->code ? err->code : STORQ_ERR_RUNTIME) : STORQ_OK;
-}
-
 static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
 {
     smk_ctx *c = vctx;
@@ -202,47 +197,38 @@ static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
             return STORQ_RUNTIME_FAIL(err, "out of memory");
         for (size_t i = 0; i < nl; i++)
             axis[i] = (double)i;
-        c->id_u = storq_declare_vector(
-            obs, "u", "1",
+        rc = storq_declare_vector(
+            obs, &c->id_u, "u", "1",
             "fraction of queues with at least i tasks, time-averaged over the measurement window "
             "(u_0 = 1)",
             nl, "level", axis, err);
-        if (!(rc = declared(c->id_u, err)))
-            c->id_nvar = storq_declare_vector(
-                obs, "n_var_u", "1",
-                "n times the time variance of u_i(t) over the measurement window",
-                nl, "level", axis, err);
+        if (!rc)
+            rc = storq_declare_vector(
+                obs, &c->id_nvar, "n_var_u", "1",
+                "n times the time variance of u_i(t) over the measurement window", nl, "level",
+                axis, err);
         free(axis);
         STORQ_TRY(rc);
-        STORQ_TRY(declared(c->id_nvar, err));
-        c->id_mql = storq_declare_scalar(obs, "mean_queue_length", "tasks",
-                                         "time-averaged tasks per server, sum_{i>=1} u_i", err);
-        STORQ_TRY(declared(c->id_mql, err));
-        c->id_aql = storq_declare_hist_int(
-            obs, "arrival_queue_length", "tasks",
+        STORQ_TRY(storq_declare_scalar(obs, &c->id_mql, "mean_queue_length", "tasks",
+                                       "time-averaged tasks per server, sum_{i>=1} u_i", err));
+        STORQ_TRY(storq_declare_hist_int(
+            obs, &c->id_aql, "arrival_queue_length", "tasks",
             "queue length each arriving task of a measured job finds at its server, before "
             "joining",
-            nl, err);
-        STORQ_TRY(declared(c->id_aql, err));
-        if (c->engine == SMK_ENGINE_SERVERS) {
-            c->id_sojourn = storq_declare_hist_loglin(
-                obs, "task_sojourn", "time",
-                "time from a measured task's arrival to the end of its service", 1e-6, 1e6, 7,
-                err);
-            STORQ_TRY(declared(c->id_sojourn, err));
-            c->id_delay = storq_declare_hist_loglin(
-                obs, "job_delay", "time",
-                "time from a measured job's arrival to the completion of its last task", 1e-6,
-                1e6, 7, err);
-            STORQ_TRY(declared(c->id_delay, err));
-            c->id_msojourn = storq_declare_scalar(obs, "mean_task_sojourn", "time",
-                                                  "mean sojourn of the measured tasks", err);
-            STORQ_TRY(declared(c->id_msojourn, err));
-            c->id_mdelay = storq_declare_scalar(obs, "mean_job_delay", "time",
-                                                "mean delay of the measured jobs", err);
-            STORQ_TRY(declared(c->id_mdelay, err));
-        }
-        return STORQ_OK;
+            nl, err));
+        if (c->engine != SMK_ENGINE_SERVERS)
+            return STORQ_OK;
+        STORQ_TRY(storq_declare_hist_loglin(
+            obs, &c->id_sojourn, "task_sojourn", "time",
+            "time from a measured task's arrival to the end of its service", 1e-6, 1e6, 7, err));
+        STORQ_TRY(storq_declare_hist_loglin(
+            obs, &c->id_delay, "job_delay", "time",
+            "time from a measured job's arrival to the completion of its last task", 1e-6, 1e6,
+            7, err));
+        STORQ_TRY(storq_declare_scalar(obs, &c->id_msojourn, "mean_task_sojourn", "time",
+                                       "mean sojourn of the measured tasks", err));
+        return storq_declare_scalar(obs, &c->id_mdelay, "mean_job_delay", "time",
+                                    "mean delay of the measured jobs", err);
     }
 
     size_t rows = c->grid + 1;
@@ -251,18 +237,16 @@ static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (size_t j = 0; j < rows; j++)
         axis[j] = smk_grid_time(c, j);
-    c->id_ut = storq_declare_matrix(
-        obs, "u_t", "1",
+    rc = storq_declare_matrix(
+        obs, &c->id_ut, "u_t", "1",
         "u_i(t_j): fraction of queues with at least i tasks at grid time t_j (rows: times, "
         "columns: levels i = 0..levels-1)",
         rows, nl, "t", axis, err);
-    if (!(rc = declared(c->id_ut, err)))
-        c->id_mqlt = storq_declare_vector(obs, "mean_queue_length_t", "tasks",
-                                          "tasks per server at grid time t_j", rows, "t", axis,
-                                          err);
+    if (!rc)
+        rc = storq_declare_vector(obs, &c->id_mqlt, "mean_queue_length_t", "tasks",
+                                  "tasks per server at grid time t_j", rows, "t", axis, err);
     free(axis);
-    STORQ_TRY(rc);
-    return declared(c->id_mqlt, err);
+    return rc;
 }
 
 static int smk_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,

@@ -38,6 +38,35 @@ static int in_task(const storq_run_spec *spec, size_t p)
 
 /* Validate every point before anything runs, so a bad value deep in a sweep fails at once (in
  * every task of a job array alike). Another task's contexts are released at once. */
+/* The point's observables against the memory budget, before anything runs: one record per
+ * replication in flight, and the point's table of every replication's values. */
+static int check_point_memory(const storq_run_spec *spec, size_t p, void *ctx, storq_error *err)
+{
+    storq_observables obs = {0};
+    int rc = spec->model->declare(ctx, &obs, err);
+    if (rc) {
+        storq_observables_free(&obs);
+        return rc;
+    }
+    const storq_obs_def *big = NULL;
+    for (size_t i = 0; i < obs.ndefs; i++)
+        if (!big || obs.defs[i].length > big->length)
+            big = &obs.defs[i];
+    char what[256];
+    snprintf(what, sizeof what, "point %zu: its observables (the largest, '%s', has %zu values)",
+             p, big ? big->name : "", big ? big->length : 0);
+    rc = storq_memory_check(obs.bytes, what, "per replication in flight", err);
+    if (!rc) {
+        snprintf(what, sizeof what, "point %zu: %zu replications (-r) of %zu values", p,
+                 spec->replications, obs.nvalues);
+        rc = storq_memory_check(storq_bytes_mul(spec->replications,
+                                                storq_bytes_mul(obs.nvalues, sizeof(double))),
+                                what, "for the point's table of replications", err);
+    }
+    storq_observables_free(&obs);
+    return rc;
+}
+
 static int prepare_points(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
@@ -51,6 +80,8 @@ static int prepare_points(run_state *st, storq_error *err)
     for (size_t p = 0; p < n; p++) {
         /* Warnings (e.g. --allow-unstable) once per distinct point, from rank 0 only. */
         STORQ_TRY(spec->model->prepare(&spec->points[p], &st->ctx[p], err));
+        if (in_task(spec, p))
+            STORQ_TRY(check_point_memory(spec, p, st->ctx[p], err));
         st->cost[p] = point_cost(spec->model, st->ctx[p], spec->replications);
         st->order[p] = p;
         if (!in_task(spec, p)) {
