@@ -10,13 +10,15 @@
 #include "interrupt.h"
 #include "registry.h"
 #include "report.h"
+#include "args.h"
 #include "run_spec.h"
 #include "storq_version.h"
 
 static const char usage_text[] =
     "usage:\n"
     "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--allow-unstable] [--quiet]\n"
-    "  storq run SWEEP.ini [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
+    "  storq run SWEEP.ini [--param value ...] [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
+    "  (options and parameters in any order, before or after the model; --help with a model lists its parameters)\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
     "  (--task I/N: only the points p with p % N == I, task I of a job array of N, to merge later)\n"
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
@@ -29,9 +31,16 @@ static const char usage_text[] =
 static int report_error(const storq_error *err)
 {
     fprintf(stderr, "storq: error: %s\n", err->msg[0] ? err->msg : "failed");
-    if (err->code == STORQ_ERR_USAGE && strstr(err->msg, "usage") == NULL)
+    if (err->code == STORQ_ERR_USAGE)
         fprintf(stderr, "(run `storq --help` for usage)\n");
     return err->code ? err->code : STORQ_ERR_RUNTIME;
+}
+
+/* A command's own usage line, for a command given the wrong number of arguments. */
+static int usage_error(const char *usage)
+{
+    fprintf(stderr, "storq: error: usage: %s\n", usage);
+    return STORQ_ERR_USAGE;
 }
 
 static void print_model(const storq_model *m)
@@ -52,6 +61,16 @@ static void print_model(const storq_model *m)
         const char *type = d->type == STORQ_PARAM_INT ? "int" : d->type == STORQ_PARAM_REAL ? "real" : "string";
         printf("  %-*s %-7s %-8s %-30s %-10s %s\n", w, d->name, type, d->def ? d->def : "(required)",
                range, d->unit ? d->unit : "", d->doc ? d->doc : "");
+    }
+}
+
+/* --help after run or theory: the usage, and the parameters of the model named, if any. */
+static void print_help(const storq_model *m)
+{
+    fputs(usage_text, stdout);
+    if (m) {
+        putchar('\n');
+        print_model(m);
     }
 }
 
@@ -81,6 +100,11 @@ static int cmd_theory(int argc, char **argv)
     storq_error err = {0};
     storq_run_spec spec;
     int rc = storq_theory_spec_parse(argc, argv, &spec, &err);
+    if (!rc && spec.help) {
+        print_help(spec.model);
+        storq_run_spec_free(&spec);
+        return 0;
+    }
     for (size_t p = 0; !rc && p < spec.npoints; p++) {
         void *ctx = NULL;
         storq_theory theory = {0};
@@ -102,10 +126,8 @@ static int cmd_theory(int argc, char **argv)
 static int cmd_info(int argc, char **argv)
 {
     storq_error err = {0};
-    if (argc != 1) {
-        fprintf(stderr, "storq: error: `storq info` takes one results file\n");
-        return STORQ_ERR_USAGE;
-    }
+    if (argc != 1)
+        return usage_error("storq info FILE.h5 (one results file)");
     int rc = storq_h5_info(argv[0], stdout, &err);
     return rc ? report_error(&err) : 0;
 }
@@ -113,23 +135,13 @@ static int cmd_info(int argc, char **argv)
 static int cmd_merge(int argc, char **argv)
 {
     storq_error err = {0};
-    if (argc < 2) {
-        fprintf(stderr, "storq: error: usage: storq merge OUT.h5 IN.h5 [IN.h5 ...]\n");
-        return STORQ_ERR_USAGE;
-    }
+    if (argc < 2)
+        return usage_error("storq merge OUT.h5 IN.h5 [IN.h5 ...]");
     /* The command line, as a run records its own. */
-    size_t len = sizeof "storq merge";
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) + 1;
-    char *command = malloc(len);
+    char *command = storq_command_line("merge", argc, argv);
     if (!command) {
         fprintf(stderr, "storq: error: out of memory\n");
         return STORQ_ERR_RUNTIME;
-    }
-    strcpy(command, "storq merge");
-    for (int i = 0; i < argc; i++) {
-        strcat(command, " ");
-        strcat(command, argv[i]);
     }
     int rc = storq_h5_merge(argv[0], argv + 1, (size_t)argc - 1, command, stdout, &err);
     free(command);
@@ -147,6 +159,13 @@ static int cmd_run(int argc, char **argv)
     storq_run_spec spec;
     /* Every rank parses the same arguments and files, so they agree on the points. */
     int rc = storq_run_spec_parse(argc, argv, &spec, &err);
+    if (!rc && spec.help) {
+        if (rank == 0)
+            print_help(spec.model);
+        storq_run_spec_free(&spec);
+        MPI_Finalize();
+        return 0;
+    }
     if (!rc && provided < MPI_THREAD_SERIALIZED) {
         /* Threads take work units through MPI; without this level only one may. */
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");

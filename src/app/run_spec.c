@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "registry.h"
 
 #define DEFAULT_REPLICATIONS 10
@@ -295,21 +296,6 @@ static int build_config_text(storq_run_spec *spec, storq_error *err)
     return STORQ_OK;
 }
 
-static int build_command_line(storq_run_spec *spec, const char *verb, int argc, char **argv,
-                              storq_error *err)
-{
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    STORQ_TRY(append(&buf, &len, &cap, "storq ", err));
-    STORQ_TRY(append(&buf, &len, &cap, verb, err));
-    for (int i = 0; i < argc; i++) {
-        STORQ_TRY(append(&buf, &len, &cap, " ", err));
-        STORQ_TRY(append(&buf, &len, &cap, argv[i], err));
-    }
-    spec->command_line = buf;
-    return STORQ_OK;
-}
-
 /* ---- run options shared by flags and the [run] section ---- */
 
 static int parse_count(const char *what, const char *text, unsigned long long min,
@@ -445,11 +431,9 @@ static int sweep_handler(void *user, const char *section, const char *name, cons
         } else if (!strcmp(name, "seed")) {
             set_seed(spec, where, value, c->err);
         } else if (!strcmp(name, "output")) {
-            if (!spec->output)
-                set_output(spec, value, c->err);
+            set_output(spec, value, c->err);
         } else if (!strcmp(name, "zip")) {
-            if (!spec->zip_text)
-                set_zip(spec, value, c->err);
+            set_zip(spec, value, c->err);
         } else if (!strcmp(name, "allow_unstable")) {
             int b = 0;
             if (!parse_bool(where, value, &b, c->err))
@@ -510,47 +494,33 @@ static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error 
 
 /* ---- command line ---- */
 
-/* Flags common to every form; returns 1 when consumed (advancing *i), 0 when not a run flag. */
-static int run_flag(storq_run_spec *spec, int argc, char **argv, int *i, int with_run_options,
-                    storq_error *err)
+/* The run options given as flags, over the sweep file's [run] values. */
+static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_error *err)
 {
-    const char *a = argv[*i];
-    const char *next = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (!strcmp(a, "--allow-unstable")) {
-        spec->allow_unstable = 1;
-        return 1;
-    }
-    if (!with_run_options)
-        return 0;
-    if (!strcmp(a, "--resume")) {
-        spec->resume = 1;
-        return 1;
-    }
-    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-        spec->quiet = 1;
-        return 1;
-    }
-    int takes = !strcmp(a, "-r") || !strcmp(a, "--replications") || !strcmp(a, "--seed") ||
-                !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--zip") ||
-                !strcmp(a, "--task");
-    if (!takes)
-        return 0;
-    if (!next) {
-        storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
-        return 1;
-    }
-    (*i)++;
-    if (!strcmp(a, "-r") || !strcmp(a, "--replications"))
-        set_replications(spec, "--replications", next, err);
-    else if (!strcmp(a, "--seed"))
-        set_seed(spec, "--seed", next, err);
-    else if (!strcmp(a, "--zip"))
-        set_zip(spec, next, err);
-    else if (!strcmp(a, "--task"))
-        set_task(spec, next, err);
+    if (a->replications)
+        STORQ_TRY(set_replications(spec, "--replications", a->replications, err));
+    if (a->seed)
+        STORQ_TRY(set_seed(spec, "--seed", a->seed, err));
+    if (a->output)
+        STORQ_TRY(set_output(spec, a->output, err));
+    if (a->zip)
+        STORQ_TRY(set_zip(spec, a->zip, err));
+    if (a->task)
+        STORQ_TRY(set_task(spec, a->task, err));
+    spec->resume |= a->resume;
+    spec->quiet |= a->quiet;
+    spec->allow_unstable |= a->allow_unstable;
+    return STORQ_OK;
+}
+
+static int default_output(storq_run_spec *spec, const char *target, storq_error *err)
+{
+    char buf[1024];
+    if (ends_with(target, ".ini"))
+        snprintf(buf, sizeof buf, "%.*s.h5", (int)(strlen(target) - 4), target);
     else
-        set_output(spec, next, err);
-    return 1;
+        snprintf(buf, sizeof buf, "%s.h5", spec->model->name);
+    return set_output(spec, buf, err);
 }
 
 static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_options,
@@ -560,101 +530,61 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     spec->replications = DEFAULT_REPLICATIONS;
     spec->seed = DEFAULT_SEED;
     spec->task_count = 1;
-    if (argc < 1)
-        return storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
-                          with_run_options ? " or a sweep file (.ini)" : "");
-    const char *target = argv[0];
-    /* Run options first: the sweep file's [run] values must not override explicit flags. */
-    for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "--", 2) || !strcmp(argv[i], "-r") || !strcmp(argv[i], "-o") ||
-            !strcmp(argv[i], "-q")) {
-            int before = i;
-            if (run_flag(spec, argc, argv, &i, with_run_options, err) || err->code) {
-                if (err->code)
-                    return err->code;
-                continue;
-            }
-            i = before;
-            if (!strchr(argv[i], '='))
-                i++; /* skip a model parameter's value */
-        }
-    }
-    if (with_run_options && ends_with(target, ".ini")) {
-        size_t keep_reps = spec->replications;
-        uint64_t keep_seed = spec->seed;
-        int reps_flag = 0, seed_flag = 0;
-        for (int i = 1; i < argc; i++) {
-            reps_flag |= !strcmp(argv[i], "-r") || !strcmp(argv[i], "--replications");
-            seed_flag |= !strcmp(argv[i], "--seed");
-        }
-        STORQ_TRY(parse_sweep_file(target, spec, err));
-        if (reps_flag)
-            spec->replications = keep_reps;
-        if (seed_flag)
-            spec->seed = keep_seed;
-    } else {
-        spec->model = storq_model_find(target);
+    storq_args a;
+    int rc = storq_args_parse(argc, argv, with_run_options, &a, err);
+    if (!rc && a.help) {
+        /* usage asked for: the model, if one is named, is all the caller needs */
+        spec->help = 1;
+        spec->model = a.target ? storq_model_find(a.target) : NULL;
+    } else if (!rc && !a.target) {
+        rc = storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
+                        with_run_options ? " or a sweep file (.ini)" : "");
+    } else if (!rc && with_run_options && ends_with(a.target, ".ini")) {
+        rc = parse_sweep_file(a.target, spec, err);
+    } else if (!rc) {
+        spec->model = storq_model_find(a.target);
         if (!spec->model)
-            return storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s (see `storq models`)",
-                              target, with_run_options ? " and not a sweep file (.ini)" : "");
-        STORQ_TRY(init_assignments(spec, err));
-    }
-    /* Model parameters: --name value or --name=value. */
-    for (int i = 1; i < argc; i++) {
-        int probe = i;
-        storq_error ignore = {0};
-        if (run_flag(spec, argc, argv, &probe, with_run_options, &ignore)) {
-            i = probe;
-            continue;
-        }
-        const char *a = argv[i];
-        if (strncmp(a, "--", 2) != 0 || !a[2])
-            return storq_fail(err, STORQ_ERR_USAGE, "unexpected argument '%s' (parameters are "
-                              "given as --name value)", a);
-        char name[128];
-        const char *value;
-        const char *eq = strchr(a, '=');
-        if (eq) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a - 2), a + 2);
-            value = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", a + 2);
-            if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
-                return storq_fail(err, STORQ_ERR_USAGE, "--%s needs a value", name);
-            value = argv[++i];
-        }
-        STORQ_TRY(set_assignment(spec, name, value, "--", err));
-    }
-    STORQ_TRY(fill_defaults(spec, err));
-    if (!spec->output && with_run_options) {
-        char buf[1024];
-        if (ends_with(target, ".ini"))
-            snprintf(buf, sizeof buf, "%.*s.h5", (int)(strlen(target) - 4), target);
+            rc = storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s (see `storq models`)",
+                            a.target, with_run_options ? " and not a sweep file (.ini)" : "");
         else
-            snprintf(buf, sizeof buf, "%s.h5", spec->model->name);
-        STORQ_TRY(set_output(spec, buf, err));
+            rc = init_assignments(spec, err);
     }
+    if (!rc && !spec->help)
+        rc = apply_run_options(spec, &a, err);
+    /* Model parameters on the command line override the sweep file's. */
+    for (size_t i = 0; !rc && !spec->help && i < a.nparams; i++)
+        rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", err);
+    if (!rc && !spec->help)
+        rc = fill_defaults(spec, err);
+    if (!rc && !spec->help && with_run_options && !spec->output)
+        rc = default_output(spec, a.target, err);
     /* -o names the file exactly; a default or [run] output name is shared by every task. */
-    int out_flag = 0;
-    for (int i = 1; i < argc; i++)
-        out_flag |= !strcmp(argv[i], "-o") || !strcmp(argv[i], "--output");
-    if (with_run_options && spec->task_count > 1 && !out_flag)
-        STORQ_TRY(add_task_suffix(spec, err));
-    STORQ_TRY(expand_points(spec, err));
-    STORQ_TRY(build_config_text(spec, err));
-    return STORQ_OK;
+    if (!rc && !spec->help && with_run_options && spec->task_count > 1 && !a.output)
+        rc = add_task_suffix(spec, err);
+    if (!rc && !spec->help)
+        rc = expand_points(spec, err);
+    if (!rc && !spec->help)
+        rc = build_config_text(spec, err);
+    storq_args_free(&a);
+    return rc;
+}
+
+static int parse_with_command_line(int argc, char **argv, storq_run_spec *spec,
+                                   int with_run_options, storq_error *err)
+{
+    STORQ_TRY(parse_args(argc, argv, spec, with_run_options, err));
+    spec->command_line = storq_command_line(with_run_options ? "run" : "theory", argc, argv);
+    return spec->command_line ? STORQ_OK : STORQ_RUNTIME_FAIL(err, "out of memory");
 }
 
 int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err)
 {
-    STORQ_TRY(parse_args(argc, argv, spec, 1, err));
-    return build_command_line(spec, "run", argc, argv, err);
+    return parse_with_command_line(argc, argv, spec, 1, err);
 }
 
 int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err)
 {
-    STORQ_TRY(parse_args(argc, argv, spec, 0, err));
-    return build_command_line(spec, "theory", argc, argv, err);
+    return parse_with_command_line(argc, argv, spec, 0, err);
 }
 
 void storq_run_spec_free(storq_run_spec *spec)

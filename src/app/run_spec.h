@@ -33,12 +33,13 @@ typedef struct storq_run_spec {
     int resume;
     int allow_unstable;
     int quiet;
+    int help;           /* --help was given: nothing else was parsed; model set if one was named */
     char *config_text;  /* the run as an equivalent sweep file: what --resume compares */
     char *command_line;
 } storq_run_spec;
 
-/* Parse `run` arguments (argv[0] is the model name or a .ini sweep file). Usage errors name the
- * flag or key and what is accepted. Does not touch the output file. */
+/* Parse `run` arguments (the model name or a .ini sweep file, run options and parameters, in any
+ * order). Usage errors name the flag or key and what is accepted. Does not touch the output file. */
 int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);
 /* Same, for `storq theory MODEL --param value ...` (no replications or output). */
 int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);

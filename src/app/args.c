@@ -1,0 +1,135 @@
+#include "args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is(const char *a, const char *x, const char *y)
+{
+    return !strcmp(a, x) || (y && !strcmp(a, y));
+}
+
+/* A run option that takes a value: where to store it, or NULL when a is not one. */
+static const char **valued_option(storq_args *args, const char *a)
+{
+    if (is(a, "-r", "--replications"))
+        return &args->replications;
+    if (is(a, "--seed", NULL))
+        return &args->seed;
+    if (is(a, "-o", "--output"))
+        return &args->output;
+    if (is(a, "--zip", NULL))
+        return &args->zip;
+    if (is(a, "--task", NULL))
+        return &args->task;
+    return NULL;
+}
+
+/* A run option without a value: its flag, or NULL. */
+static int *flag_option(storq_args *args, const char *a, int with_run_options)
+{
+    if (is(a, "--help", "-h"))
+        return &args->help;
+    if (is(a, "--allow-unstable", NULL))
+        return &args->allow_unstable;
+    if (!with_run_options)
+        return NULL;
+    if (is(a, "--resume", NULL))
+        return &args->resume;
+    if (is(a, "--quiet", "-q"))
+        return &args->quiet;
+    return NULL;
+}
+
+static int add_param(storq_args *args, const char *name, size_t len, const char *value,
+                     storq_error *err)
+{
+    storq_arg_param *grown = realloc(args->params, (args->nparams + 1) * sizeof *grown);
+    if (!grown)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    args->params = grown;
+    char *copy = strndup(name, len);
+    if (!copy)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    args->params[args->nparams++] = (storq_arg_param){.name = copy, .value = value};
+    return STORQ_OK;
+}
+
+int storq_args_parse(int argc, char **argv, int with_run_options, storq_args *args,
+                     storq_error *err)
+{
+    memset(args, 0, sizeof *args);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int *flag = flag_option(args, a, with_run_options);
+        const char **slot = with_run_options ? valued_option(args, a) : NULL;
+        if (flag) {
+            *flag = 1;
+        } else if (slot) {
+            if (i + 1 >= argc)
+                return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
+            *slot = argv[++i];
+        } else if (!strncmp(a, "--", 2) && a[2]) {
+            const char *eq = strchr(a, '=');
+            if (eq) {
+                STORQ_TRY(add_param(args, a + 2, (size_t)(eq - a - 2), eq + 1, err));
+            } else {
+                if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
+                    return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
+                STORQ_TRY(add_param(args, a + 2, strlen(a + 2), argv[i + 1], err));
+                i++;
+            }
+        } else if (!args->target && a[0] != '-') {
+            args->target = a;
+        } else {
+            return storq_fail(err, STORQ_ERR_USAGE,
+                              "unexpected argument '%s' (parameters are given as --name value)",
+                              a);
+        }
+    }
+    return STORQ_OK;
+}
+
+void storq_args_free(storq_args *args)
+{
+    for (size_t i = 0; i < args->nparams; i++)
+        free(args->params[i].name);
+    free(args->params);
+    memset(args, 0, sizeof *args);
+}
+
+/* Characters a POSIX shell leaves alone in a word. */
+static int shell_safe(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                    "@%+=:,./_-", *s))
+            return 0;
+    return 1;
+}
+
+char *storq_command_line(const char *verb, int argc, char **argv)
+{
+    size_t len = strlen("storq ") + strlen(verb) + 1;
+    for (int i = 0; i < argc; i++)
+        len += 4 * strlen(argv[i]) + 3; /* each ' becomes '\'' */
+    char *out = malloc(len), *p = out;
+    if (!out)
+        return NULL;
+    p += sprintf(p, "storq %s", verb);
+    for (int i = 0; i < argc; i++) {
+        *p++ = ' ';
+        if (shell_safe(argv[i])) {
+            p = stpcpy(p, argv[i]);
+            continue;
+        }
+        *p++ = '\'';
+        for (const char *s = argv[i]; *s; s++)
+            p = *s == '\'' ? stpcpy(p, "'\\''") : (*p = *s, p + 1);
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return out;
+}

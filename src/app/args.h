@@ -1,0 +1,35 @@
+/* The command line of `storq run` and `storq theory`, read in one pass over argv. Run options and
+ * model parameters may come before or after the model name (or sweep file): every model
+ * parameter takes a value (--name value or --name=value) and the run options are a fixed set, so
+ * each argument's role is known without knowing the model. */
+#ifndef STORQ_ARGS_H
+#define STORQ_ARGS_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct storq_arg_param {
+    char *name;        /* without the leading "--" */
+    const char *value; /* into argv */
+} storq_arg_param;
+
+typedef struct storq_args {
+    const char *target; /* the model name or the sweep file; NULL when not given */
+    /* run options, NULL when not given (the sweep file's [run] values then stand) */
+    const char *replications, *seed, *output, *zip, *task;
+    int resume, quiet, allow_unstable, help;
+    storq_arg_param *params; /* model parameters, in the order given */
+    size_t nparams;
+} storq_args;
+
+/* with_run_options = 0 (storq theory): only --allow-unstable and --help besides parameters. */
+int storq_args_parse(int argc, char **argv, int with_run_options, storq_args *args,
+                     storq_error *err);
+void storq_args_free(storq_args *args);
+
+/* "storq VERB ARGS...", each argument quoted for a POSIX shell where it needs it, so the line
+ * stored in a results file can be pasted back. Returns NULL when out of memory. */
+char *storq_command_line(const char *verb, int argc, char **argv);
+
+#endif
