@@ -1,6 +1,6 @@
 /* Requests per second of the cluster kernel at m = 100 and m = 10^5 servers with the same size law
  * (k uniform on 1..10, coding plus:2, deterministic chunks, load 0.8), for each policy alone and
- * for BR,BS,WF coupled, beside a speed-of-light loop: the same requests doing only the unavoidable
+ * for BR+BS+WF coupled, beside a speed-of-light loop: the same requests doing only the unavoidable
  * work -- the arrival, size and placement draws and one read-modify-write of each placed server's
  * busy-until time. Time per request must not grow with m (cost O(alpha), not O(m)).
  *
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 {
     long requests = argc > 1 ? atol(argv[1]) : 2000000;
     int rounds = argc > 2 ? atoi(argv[2]) : 5;
-    const char *policies[] = {"BR", "BS", "WF", "BR,BS,WF"};
+    const char *policies[] = {"BR", "BS", "WF", "BR+BS+WF"};
     long ms[] = {100, 100000};
     double sink = 0, per[2][4] = {{0}}, loop[2] = {0};
     for (int round = 0; round < rounds; round++)

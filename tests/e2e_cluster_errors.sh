@@ -25,8 +25,8 @@ expect 2 "\-\-chunk_dist: 'det:0' has mean 0" -- run cluster "${ok[@]}" --chunk_
 expect 2 "\-\-chunk_dist" -- run cluster "${ok[@]}" --chunk_dist exp:-1
 expect 2 "\-\-chunk_dist" -- run cluster "${ok[@]}" --chunk_dist pareto:0.5,1
 # unknown or repeated policy
-expect 2 "\-\-policy: 'XY' in 'BR,XY' is not a policy; accepted: a comma list" -- run cluster "${ok[@]}" --policy BR,XY
-expect 2 "\-\-policy: 'BR' is listed twice" -- run cluster "${ok[@]}" --policy BR,WF,BR
+expect 2 "\-\-policy: 'XY' in 'BR+XY' is not a policy; accepted: distinct policies" -- run cluster "${ok[@]}" --policy BR+XY
+expect 2 "\-\-policy: 'BR' is listed twice" -- run cluster "${ok[@]}" --policy BR+WF+BR
 # memory
 expect 2 "\-\-m: 2000000000 servers with 3 policies need" -- run cluster --m 2000000000 --lambda 1 -r 2
 # a good run, and --allow-unstable

@@ -106,7 +106,7 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
     int pol[3], np = 0, need_keys = 0;
     char pbuf[64];
     snprintf(pbuf, sizeof pbuf, "%s", cf->policy);
-    for (char *s = strtok(pbuf, ","); s; s = strtok(NULL, ",")) {
+    for (char *s = strtok(pbuf, "+"); s; s = strtok(NULL, "+")) {
         pol[np] = !strcmp(s, "BR") ? BR : !strcmp(s, "BS") ? BS : WF;
         if (pol[np] != BR)
             need_keys = 1;
@@ -474,14 +474,14 @@ static void check_coupling(const char *label, const config *cf)
 int main(void)
 {
     /* logarithmic regime: alpha < m (plus:2 on k <= 8, m = 20), rho = 0.8 */
-    config lg = {20, 0.8 * 20 / 4.5, 1.0, 1.0, "uniform:1,8", "plus:2", "det", "BR,BS,WF",
+    config lg = {20, 0.8 * 20 / 4.5, 1.0, 1.0, "uniform:1,8", "plus:2", "det", "BR+BS+WF",
                  2000, 40000};
     run_case("log regime, det chunks", &lg, 2);
     config lge = lg;
     lge.chunk_dist = "exp:1";
     run_case("log regime, exp chunks", &lge, 2);
     /* linear regime: m = 5, k up to 17, times:1.5 (alpha from 2 to 26; alpha = m at k = 3) */
-    config ln = {5, 0.8 * 5 / 9.0, 1.0, 1.0, "uniform:1,17", "times:1.5", "det", "BR,BS,WF",
+    config ln = {5, 0.8 * 5 / 9.0, 1.0, 1.0, "uniform:1,17", "times:1.5", "det", "BR+BS+WF",
                  2000, 40000};
     run_case("linear regime, det chunks", &ln, 2);
     config lne = ln;
@@ -502,10 +502,10 @@ int main(void)
         run_case("log regime, det chunks", &o, 1);
     }
     config geo = {30, 0.7 * 30 * 2.0 / (1 / 0.3 * 1.5), 2.0, 1.5, "geom:0.3", "rate:0.5",
-                  "shexp:0.5,1", "BS,WF,BR", 2000, 40000};
+                  "shexp:0.5,1", "BS+WF+BR", 2000, 40000};
     run_case("geom sizes, rate:0.5, shexp chunks", &geo, 1);
     config pmf = {8, 0.75 * 8 / 9.0, 1.0, 1.0, "pmf:1=0.7,40=0.2,3=0.1", "plus:3", "det",
-                  "BR,BS,WF", 1000, 10000};
+                  "BR+BS+WF", 1000, 10000};
     run_case("pmf sizes spanning both regimes", &pmf, 1);
 
     check_coupling("log regime", &lg);

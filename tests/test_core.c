@@ -170,6 +170,32 @@ static void test_params(void)
     for (size_t i = 0; i < nv; i++)
         free(vals[i]);
     free(vals);
+    /* One list rule for every parameter: commas (or blanks) separate values; a law's numbers
+     * (and pmf entries) continue it. */
+    const struct {
+        const char *text;
+        size_t n;
+        const char *want[4];
+    } lists[] = {
+        {"shexp:0.1,5, exp:2", 2, {"shexp:0.1,5", "exp:2"}},
+        {"shexp:0.1, 5 exp:2,pareto:2.5", 3, {"shexp:0.1,5", "exp:2", "pareto:2.5"}},
+        {"pmf:1=0.5,4=0.5,geom:0.3", 2, {"pmf:1=0.5,4=0.5", "geom:0.3"}},
+        {"u:0.5, 0.2", 1, {"u:0.5,0.2"}},
+        {"uniform,lwl,pod:2", 3, {"uniform", "lwl", "pod:2"}},
+        {"BR+BS+WF, BR", 2, {"BR+BS+WF", "BR"}},
+        {"hyperexp:0.5,1,0.5,-2", 1, {"hyperexp:0.5,1,0.5,-2"}},
+    };
+    for (size_t t = 0; t < sizeof lists / sizeof lists[0]; t++) {
+        CHECK(storq_split_values(&defs[3], lists[t].text, &vals, &nv, &err) == 0);
+        CHECK(nv == lists[t].n);
+        for (size_t i = 0; i < nv; i++) {
+            CHECK(i >= lists[t].n || strcmp(vals[i], lists[t].want[i]) == 0);
+            free(vals[i]);
+        }
+        free(vals);
+    }
+    CHECK(storq_split_values(&defs[3], " , ", &vals, &nv, &err) == STORQ_ERR_USAGE);
+    err.code = 0;
 }
 
 static void test_run_spec(void)

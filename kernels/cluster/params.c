@@ -89,9 +89,9 @@ static const storq_param_def cl_params[] = {
     {"chunk_dist", STORQ_PARAM_STRING, "det", 0, 0, 0, "bits", NULL,
      "law psi of the block size c_n of request n (all its blocks): det = det:chunk, or any "
      "distribution spec"},
-    {"policy", STORQ_PARAM_STRING, "BR,BS,WF", 0, 0, 0, "", NULL,
-     "delivery policies, a comma list of BR, BS, WF, run coupled (same arrivals, sizes, chunk "
-     "sizes and placements)"},
+    {"policy", STORQ_PARAM_STRING, "BR+BS+WF", 0, 0, 0, "", NULL,
+     "delivery policies BR, BS, WF joined by '+' run coupled (same arrivals, sizes, chunk sizes "
+     "and placements); a comma list makes one point per entry"},
     {"warmup", STORQ_PARAM_INT, "100000", 0, HUGE_VAL, 0, "requests", NULL,
      "requests simulated before measuring"},
     {"arrivals", STORQ_PARAM_INT, "1000000", 1, HUGE_VAL, 0, "requests", NULL,
@@ -363,7 +363,7 @@ static void cl_release(void *vctx)
 
 static int cl_parse_policy(cl_ctx *c, const char *spec, storq_error *err)
 {
-    const char *acc = "a comma list of distinct policies among BR, BS, WF (e.g. BR,WF)";
+    const char *acc = "distinct policies among BR, BS, WF joined by '+', run coupled (e.g. BR+WF)";
     char buf[256];
     if (strlen(spec) >= sizeof buf)
         return storq_fail(err, STORQ_ERR_USAGE, "--policy: '%.40s...' is too long; accepted: %s",
@@ -373,7 +373,7 @@ static int cl_parse_policy(cl_ctx *c, const char *spec, storq_error *err)
     char *save = NULL;
     int seen[3] = {0, 0, 0};
     int ntok = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
         while (*tok == ' ')
             tok++;
         size_t l = strlen(tok);

@@ -37,44 +37,51 @@ static void free_values(char **values, size_t n)
     free(values);
 }
 
+/* A list item that continues a law's parameters rather than starting a value: a number (or a pmf
+ * entry such as 4=0.5) after a value that names a law with parameters (name:...). */
+static int continues_law(const char *prev, const char *item)
+{
+    return prev && strchr(prev, ':') && strchr("0123456789.+-", item[0]);
+}
+
 int storq_split_values(const storq_param_def *def, const char *text, char ***values,
                        size_t *nvalues, storq_error *err)
 {
-    /* Free-text strings may hold commas (distribution specs); closed choices never do. */
-    const char *seps = def->type == STORQ_PARAM_STRING && !def->choices ? " \t" : ", \t";
     char *copy = xstrdup(text, err);
     if (!copy)
         return STORQ_ERR_RUNTIME;
-    size_t n = 0, cap = 4;
-    char **out = malloc(cap * sizeof *out);
+    size_t n = 0;
+    char **out = calloc(strlen(text) / 2 + 2, sizeof *out); /* items are >= 1 char apart */
     if (!out) {
         free(copy);
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     }
+    int rc = STORQ_OK;
     char *save = NULL;
-    for (char *tok = strtok_r(copy, seps, &save); tok; tok = strtok_r(NULL, seps, &save)) {
-        if (n == cap) {
-            cap *= 2;
-            char **grown = realloc(out, cap * sizeof *out);
+    for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc;
+         tok = strtok_r(NULL, ", \t", &save)) {
+        if (continues_law(n ? out[n - 1] : NULL, tok)) {
+            size_t len = strlen(out[n - 1]);
+            char *grown = realloc(out[n - 1], len + strlen(tok) + 2);
             if (!grown) {
-                free_values(out, n);
-                free(copy);
-                return STORQ_RUNTIME_FAIL(err, "out of memory");
+                rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+                break;
             }
-            out = grown;
+            grown[len] = ',';
+            strcpy(grown + len + 1, tok);
+            out[n - 1] = grown;
+        } else if (!(out[n] = xstrdup(tok, err))) {
+            rc = STORQ_ERR_RUNTIME;
+        } else {
+            n++;
         }
-        out[n] = xstrdup(tok, err);
-        if (!out[n]) {
-            free_values(out, n);
-            free(copy);
-            return STORQ_ERR_RUNTIME;
-        }
-        n++;
     }
     free(copy);
-    if (n == 0) {
-        free(out);
-        return storq_fail(err, STORQ_ERR_USAGE, "--%s: no value given", def->name);
+    if (!rc && n == 0)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "--%s: no value given", def->name);
+    if (rc) {
+        free_values(out, n);
+        return rc;
     }
     *values = out;
     *nvalues = n;
@@ -283,11 +290,10 @@ static int build_config_text(storq_run_spec *spec, storq_error *err)
     size_t np = storq_param_count(spec->model->params);
     for (size_t i = 0; i < np; i++) {
         const storq_assignment *a = &spec->assign[i];
-        int is_string = spec->model->params[i].type == STORQ_PARAM_STRING;
         STORQ_TRY(append(&buf, &len, &cap, a->name, err));
         STORQ_TRY(append(&buf, &len, &cap, " =", err));
         for (size_t j = 0; j < a->nvalues; j++) {
-            STORQ_TRY(append(&buf, &len, &cap, j == 0 ? " " : (is_string ? " " : ", "), err));
+            STORQ_TRY(append(&buf, &len, &cap, j == 0 ? " " : ", ", err));
             STORQ_TRY(append(&buf, &len, &cap, a->values[j], err));
         }
         STORQ_TRY(append(&buf, &len, &cap, "\n", err));

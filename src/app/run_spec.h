@@ -45,8 +45,10 @@ int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_erro
 int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);
 void storq_run_spec_free(storq_run_spec *spec);
 
-/* Split a list value: numbers and closed choices on commas and blanks, free-text strings on blanks
- * only (so that distribution specs such as "shexp:1,2" stay whole). */
+/* Split a list value, the same rule for every parameter: values are separated by commas or
+ * blanks, and a law's own numbers follow its colon, separated by commas too ("shexp:0.1,5, exp:2"
+ * is two values; "pmf:1=0.5,4=0.5" one): an item that is a number (or K=P) continues the law
+ * before it. Coupled policies are written with '+' (BR+BS+WF), never with commas. */
 int storq_split_values(const storq_param_def *def, const char *text, char ***values,
                        size_t *nvalues, storq_error *err);
 
