@@ -91,14 +91,15 @@ static const struct {
     {"uniform", STORQ_DIST_UNIFORM, 2, "uniform:A,B"},
 };
 
-static int parse_trace(const char *path, const char *param, storq_dist *d, storq_error *err)
+static int parse_trace(const char *path, const char *param, const char *acc, storq_dist *d,
+                       storq_error *err)
 {
     const char *spec = d->spec;
     if (!*path)
-        return bad(err, param, spec, CONT_ACCEPTED, "trace needs a file name after 'trace:'");
+        return bad(err, param, spec, acc, "trace needs a file name after 'trace:'");
     FILE *f = fopen(path, "r");
     if (!f)
-        return bad(err, param, spec, CONT_ACCEPTED, "cannot read trace file '%s': %s", path,
+        return bad(err, param, spec, acc, "cannot read trace file '%s': %s", path,
                    strerror(errno));
     char *line = NULL;
     size_t linecap = 0, cap = 0, lineno = 0;
@@ -115,7 +116,7 @@ static int parse_trace(const char *path, const char *param, storq_dist *d, storq
             continue;
         double x;
         if (!parse_real(s, &x) || x < 0) {
-            rc = bad(err, param, spec, CONT_ACCEPTED,
+            rc = bad(err, param, spec, acc,
                      "trace file '%s' line %zu: '%.40s' is not a finite number >= 0 "
                      "(one number per line; blank lines and # comments are skipped)",
                      path, lineno, s);
@@ -133,9 +134,9 @@ static int parse_trace(const char *path, const char *param, storq_dist *d, storq
         d->trace[d->ntrace++] = x;
     }
     if (rc == STORQ_OK && ferror(f))
-        rc = bad(err, param, spec, CONT_ACCEPTED, "error reading trace file '%s'", path);
+        rc = bad(err, param, spec, acc, "error reading trace file '%s'", path);
     if (rc == STORQ_OK && d->ntrace == 0)
-        rc = bad(err, param, spec, CONT_ACCEPTED, "trace file '%s' holds no numbers", path);
+        rc = bad(err, param, spec, acc, "trace file '%s' holds no numbers", path);
     free(line);
     fclose(f);
     if (rc != STORQ_OK)
@@ -151,43 +152,43 @@ static int parse_trace(const char *path, const char *param, storq_dist *d, storq
         ss += (d->trace[i] - d->mean) * (d->trace[i] - d->mean);
     d->var = ss / (double)d->ntrace;
     if (!isfinite(d->mean) || !isfinite(d->var))
-        return bad(err, param, spec, CONT_ACCEPTED, "trace file '%s' has a non-finite mean or "
+        return bad(err, param, spec, acc, "trace file '%s' has a non-finite mean or "
                    "variance", path);
     return STORQ_OK;
 }
 
 /* Check ranges and fill in the exact moments. */
-static int finish_cont(const char *param, storq_dist *d, storq_error *err)
+static int finish_cont(const char *param, const char *acc, storq_dist *d, storq_error *err)
 {
     const char *spec = d->spec;
     double *p = d->p;
     switch (d->kind) {
     case STORQ_DIST_EXP:
         if (!(p[0] > 0))
-            return bad(err, param, spec, CONT_ACCEPTED, "RATE must be > 0");
+            return bad(err, param, spec, acc, "RATE must be > 0");
         d->mean = 1 / p[0];
         d->var = 1 / (p[0] * p[0]);
         break;
     case STORQ_DIST_DET:
         if (!(p[0] >= 0))
-            return bad(err, param, spec, CONT_ACCEPTED, "VALUE must be >= 0");
+            return bad(err, param, spec, acc, "VALUE must be >= 0");
         d->mean = p[0];
         d->var = 0;
         break;
     case STORQ_DIST_SHEXP:
         if (!(p[0] >= 0))
-            return bad(err, param, spec, CONT_ACCEPTED, "DELTA must be >= 0");
+            return bad(err, param, spec, acc, "DELTA must be >= 0");
         if (!(p[1] > 0))
-            return bad(err, param, spec, CONT_ACCEPTED, "RATE must be > 0");
+            return bad(err, param, spec, acc, "RATE must be > 0");
         d->mean = p[0] + 1 / p[1];
         d->var = 1 / (p[1] * p[1]);
         break;
     case STORQ_DIST_PARETO: {
         double a = p[0], m = p[1];
         if (!(a > 1))
-            return bad(err, param, spec, CONT_ACCEPTED, "ALPHA must be > 1 (finite mean)");
+            return bad(err, param, spec, acc, "ALPHA must be > 1 (finite mean)");
         if (!(m > 0))
-            return bad(err, param, spec, CONT_ACCEPTED, "MEAN must be > 0");
+            return bad(err, param, spec, acc, "MEAN must be > 0");
         double xm = m * (a - 1) / a;
         p[2] = xm;
         p[3] = -1 / a; /* sampled as xm U^(-1/ALPHA) */
@@ -197,10 +198,10 @@ static int finish_cont(const char *param, storq_dist *d, storq_error *err)
     }
     case STORQ_DIST_ERLANG:
         if (!(p[0] >= 1 && p[0] <= ERLANG_MAX_K && p[0] == floor(p[0])))
-            return bad(err, param, spec, CONT_ACCEPTED, "K must be a whole number in [1, %d]",
+            return bad(err, param, spec, acc, "K must be a whole number in [1, %d]",
                        ERLANG_MAX_K);
         if (!(p[1] > 0))
-            return bad(err, param, spec, CONT_ACCEPTED, "RATE must be > 0");
+            return bad(err, param, spec, acc, "RATE must be > 0");
         d->mean = p[0] / p[1];
         d->var = p[0] / (p[1] * p[1]);
         break;
@@ -208,13 +209,13 @@ static int finish_cont(const char *param, storq_dist *d, storq_error *err)
         double sum = 0, m1 = 0, m2 = 0;
         for (int i = 0; i < d->nparams; i += 2) {
             if (!(p[i] >= 0 && p[i] <= 1))
-                return bad(err, param, spec, CONT_ACCEPTED, "P%d must be in [0, 1]", i / 2 + 1);
+                return bad(err, param, spec, acc, "P%d must be in [0, 1]", i / 2 + 1);
             if (!(p[i + 1] > 0))
-                return bad(err, param, spec, CONT_ACCEPTED, "RATE%d must be > 0", i / 2 + 1);
+                return bad(err, param, spec, acc, "RATE%d must be > 0", i / 2 + 1);
             sum += p[i];
         }
         if (fabs(sum - 1) > PROB_SUM_TOL)
-            return bad(err, param, spec, CONT_ACCEPTED,
+            return bad(err, param, spec, acc,
                        "probabilities P1, P2, ... sum to %.12g, not 1 (tolerance %g)", sum,
                        PROB_SUM_TOL);
         for (int i = 0; i < d->nparams; i += 2) {
@@ -228,7 +229,7 @@ static int finish_cont(const char *param, storq_dist *d, storq_error *err)
     }
     case STORQ_DIST_UNIFORM:
         if (!(p[0] >= 0 && p[0] < p[1]))
-            return bad(err, param, spec, CONT_ACCEPTED, "need 0 <= A < B");
+            return bad(err, param, spec, acc, "need 0 <= A < B");
         d->mean = (p[0] + p[1]) / 2;
         d->var = (p[1] - p[0]) * (p[1] - p[0]) / 12;
         break;
@@ -236,18 +237,24 @@ static int finish_cont(const char *param, storq_dist *d, storq_error *err)
         break;
     }
     if (!isfinite(d->mean) || (!isfinite(d->var) && d->kind != STORQ_DIST_PARETO))
-        return bad(err, param, spec, CONT_ACCEPTED,
+        return bad(err, param, spec, acc,
                    "the mean or variance overflows (parameters too extreme)");
     return STORQ_OK;
 }
 
 int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_error *err)
 {
+    return storq_dist_parse_as(spec, param, CONT_ACCEPTED, d, err);
+}
+
+int storq_dist_parse_as(const char *spec, const char *param, const char *acc, storq_dist *d,
+                        storq_error *err)
+{
     memset(d, 0, sizeof *d);
     if (!spec)
-        return bad(err, param, spec, CONT_ACCEPTED, "no distribution given");
+        return bad(err, param, spec, acc, "no distribution given");
     if (strlen(spec) >= sizeof d->spec)
-        return bad(err, param, spec, CONT_ACCEPTED, "longer than %zu characters",
+        return bad(err, param, spec, acc, "longer than %zu characters",
                    sizeof d->spec - 1);
     strcpy(d->spec, spec);
 
@@ -255,9 +262,9 @@ int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_e
     size_t namelen = colon ? (size_t)(colon - spec) : strlen(spec);
     if (namelen == 5 && strncmp(spec, "trace", 5) == 0) {
         if (!colon)
-            return bad(err, param, spec, CONT_ACCEPTED, "missing ':' and file name");
+            return bad(err, param, spec, acc, "missing ':' and file name");
         d->kind = STORQ_DIST_TRACE;
-        int rc = parse_trace(colon + 1, param, d, err);
+        int rc = parse_trace(colon + 1, param, acc, d, err);
         if (rc != STORQ_OK)
             storq_dist_free(d);
         return rc;
@@ -267,7 +274,7 @@ int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_e
         if (strlen(cont_laws[i].name) == namelen && strncmp(spec, cont_laws[i].name, namelen) == 0)
             law = (int)i;
     if (law < 0 || !colon)
-        return bad(err, param, spec, CONT_ACCEPTED,
+        return bad(err, param, spec, acc,
                    law < 0 ? "unknown distribution" : "missing ':' and parameters");
     d->kind = cont_laws[law].kind;
 
@@ -276,22 +283,22 @@ int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_e
     char *tok[STORQ_DIST_MAX_PARAMS];
     int n = split(buf, tok, STORQ_DIST_MAX_PARAMS);
     if (n > STORQ_DIST_MAX_PARAMS)
-        return bad(err, param, spec, CONT_ACCEPTED, "more than %d parameters",
+        return bad(err, param, spec, acc, "more than %d parameters",
                    STORQ_DIST_MAX_PARAMS);
     int want = cont_laws[law].nparams;
     if (want > 0 && n != want)
-        return bad(err, param, spec, CONT_ACCEPTED, "%s takes %d parameter%s (%s), got %d",
+        return bad(err, param, spec, acc, "%s takes %d parameter%s (%s), got %d",
                    cont_laws[law].name, want, want > 1 ? "s" : "", cont_laws[law].form, n);
     if (want < 0 && (n < 4 || n % 2 != 0))
-        return bad(err, param, spec, CONT_ACCEPTED,
+        return bad(err, param, spec, acc,
                    "hyperexp takes pairs P,RATE for at least two phases, got %d number%s", n,
                    n == 1 ? "" : "s");
     for (int i = 0; i < n; i++)
         if (!parse_real(tok[i], &d->p[i]))
-            return bad(err, param, spec, CONT_ACCEPTED,
+            return bad(err, param, spec, acc,
                        "'%s' is not a finite number (in double range)", tok[i]);
     d->nparams = n;
-    return finish_cont(param, d, err);
+    return finish_cont(param, acc, d, err);
 }
 
 double storq_dist_sample(const storq_dist *d, storq_rng *rng)

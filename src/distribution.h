@@ -1,5 +1,6 @@
-/* Probability laws given as strings ("exp:2", "shexp:0.1,5", "pmf:1=0.5,4=0.5", ...), the
- * vocabulary of MODELS.md's conventions. Parsed once per parameter point, sampled in hot loops. */
+/* Probability laws given as strings ("exp:2", "shexp:0.1,5", "pmf:1=0.5,4=0.5", ...): one
+ * grammar for every model, listed with means and variances in docs/distributions.md. Parsed once
+ * per parameter point, sampled in hot loops. */
 #ifndef STORQ_DISTRIBUTION_H
 #define STORQ_DISTRIBUTION_H
 
@@ -35,6 +36,9 @@ typedef struct storq_dist {
 
 /* Parse spec; on error return STORQ_ERR_USAGE with a message naming param and what is accepted. */
 int storq_dist_parse(const char *spec, const char *param, storq_dist *d, storq_error *err);
+/* The same, listing accepted (the forms a parameter takes) in its messages. */
+int storq_dist_parse_as(const char *spec, const char *param, const char *accepted, storq_dist *d,
+                        storq_error *err);
 double storq_dist_sample(const storq_dist *d, storq_rng *rng);
 void storq_dist_free(storq_dist *d);
 /* True when the law is exponential (the case the mean-field theories assume). */
@@ -64,5 +68,28 @@ int storq_ddist_parse(const char *spec, const char *param, storq_ddist *d, storq
 int64_t storq_ddist_sample(const storq_ddist *d, storq_rng *rng);
 double storq_ddist_pmf(const storq_ddist *d, int64_t k);
 void storq_ddist_free(storq_ddist *d);
+
+/* The three ways a model takes a law, each a set of forms of the one grammar:
+ *   STORQ_LAWS_TIME     a time or size law in full: exp:RATE, shexp:DELTA,RATE, ...
+ *   STORQ_LAWS_AT_MEAN  a law's shape only, scaled to a mean the model sets (forkjoin's task
+ *                       times, mean 1/(k mu)): exp, det, pareto:ALPHA, shexp:F, trace:PATH
+ *   STORQ_LAWS_COUNT    a law of a positive integer: fixed:K, geom:P, ... */
+typedef enum storq_law_set {
+    STORQ_LAWS_NONE = 0,
+    STORQ_LAWS_TIME,
+    STORQ_LAWS_AT_MEAN,
+    STORQ_LAWS_COUNT
+} storq_law_set;
+
+/* The accepted forms, as `storq models` and error messages print them. */
+const char *storq_law_forms(storq_law_set set);
+
+/* A law given by its shape at a mean the model sets. shape: pareto's ALPHA, shexp's F (the
+ * shift's share of the mean, 0 <= F < 1), else 0; scale: what a trace's samples are multiplied by
+ * to have the mean (1 for the others, whose parameters already give it). d is the full law
+ * (exp:1/mean, det:mean, pareto:ALPHA,mean, shexp:F mean,1/((1-F) mean), or the trace as read).
+ * A full form (exp:RATE) is refused with a message saying the model sets the mean. */
+int storq_dist_parse_at_mean(const char *spec, double mean, const char *param, storq_dist *d,
+                             double *shape, double *scale, storq_error *err);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "distribution.h"
 #include "error.h"
 
 typedef enum storq_param_type {
@@ -23,6 +24,7 @@ typedef struct storq_param_def {
     const char *unit;
     const char *choices; /* strings: "a|b|c" for a closed set; NULL: free text checked by prepare */
     const char *doc;
+    storq_law_set laws; /* strings that are laws: which forms of the one grammar are accepted */
 } storq_param_def;
 
 typedef struct storq_param_value {

@@ -53,9 +53,11 @@ static void print_model(const storq_model *m)
     printf("  %-*s %-7s %-8s %-30s %-10s %s\n", w, "parameter", "type", "default", "accepted",
            "unit", "meaning");
     for (const storq_param_def *d = m->params; d->name; d++) {
-        char range[128];
-        if (d->type == STORQ_PARAM_STRING)
-            snprintf(range, sizeof range, "%s", d->choices ? d->choices : "see doc");
+        char range[512];
+        if (d->laws)
+            snprintf(range, sizeof range, "a law: %s", storq_law_forms(d->laws));
+        else if (d->type == STORQ_PARAM_STRING)
+            snprintf(range, sizeof range, "%s", d->choices ? d->choices : "see the model's page");
         else
             storq_param_describe_range(d, range, sizeof range);
         const char *type = d->type == STORQ_PARAM_INT ? "int" : d->type == STORQ_PARAM_REAL ? "real" : "string";
