@@ -1,7 +1,7 @@
 /* Differential test of the `cluster` kernel: a plain implementation of the same dynamics, written
- * independently here from MODELS.md and fed the same random numbers (same streams, same draws in
- * the same order), must give the same observables -- floating values to a relative 1e-12,
- * histogram counts identically.
+ * independently here from docs/models/cluster.md and fed the same random numbers (same streams,
+ * same draws in the same order), must give the same observables -- floating values to a relative
+ * 1e-12, histogram counts identically.
  *
  * The reference keeps the workload W(i) in bits of every one of the m servers and decrements all of
  * them at every arrival (O(m) per request), keeps a_n(i) and s_n(i) as full m-vectors, chooses BS's
