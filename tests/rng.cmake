@@ -1,8 +1,6 @@
 # Random numbers and distributions.
 storq_unit_test(test_rng test_rng.c)
 storq_unit_test(test_distribution test_distribution.c)
-target_compile_options(test_rng PRIVATE ${STORQ_WARNINGS})
-target_compile_options(test_distribution PRIVATE ${STORQ_WARNINGS})
 
 # Raw generator outputs for the comparisons with numpy and pcg-cpp.
 add_executable(rng_dump rng_dump.c)
@@ -20,6 +18,7 @@ find_path(STORQ_PCG_CPP_INCLUDE pcg_random.hpp)
 if(STORQ_PCG_CPP_INCLUDE)
   add_executable(rng_pcgcpp_ref rng_pcgcpp_ref.cpp)
   target_include_directories(rng_pcgcpp_ref PRIVATE ${STORQ_PCG_CPP_INCLUDE})
+  target_compile_options(rng_pcgcpp_ref PRIVATE ${STORQ_WARNINGS})
   set_target_properties(rng_pcgcpp_ref PROPERTIES CXX_STANDARD 14 CXX_STANDARD_REQUIRED ON)
   add_test(NAME rng_pcgcpp
            COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/rng_numpy_check.py
