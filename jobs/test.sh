@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs/install-deps.sh
-jobs/build.sh
+# Warnings are errors here: a warning in CI is a failed build, not a line nobody reads.
+jobs/build.sh -DSTORQ_WERROR=ON
 cd build
-ctest --output-on-failure -j 2 --timeout 900
+# Every test carries its own TIMEOUT (tests/CMakeLists.txt checks it), so no blanket --timeout.
+ctest --output-on-failure -j 2

@@ -1,5 +1,5 @@
-# Cavity-queue theory of the cluster model: kernels/cluster_cavity.[ch] against closed forms
+# Cavity-queue theory of the cluster model: kernels/cluster/cavity.[ch] against closed forms
 # (M/M/1, M/D/1, Pollaczek-Khinchine), blocks-law identities and fixed-seed Monte Carlo.
 storq_unit_test(test_cluster_cavity test_cluster_cavity.c)
 target_include_directories(test_cluster_cavity PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
-set_tests_properties(test_cluster_cavity PROPERTIES TIMEOUT 120 LABELS "cluster;unit")
+set_tests_properties(test_cluster_cavity PROPERTIES TIMEOUT 100 LABELS "cluster;unit")

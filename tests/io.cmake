@@ -1,7 +1,7 @@
 # The HDF5 results layer: the C writer and `storq info`, then the Python schema checker and
 # analysis package on the file the C test leaves behind.
 storq_unit_test(test_h5_writer ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_writer.c)
-set_tests_properties(test_h5_writer PROPERTIES FIXTURES_SETUP storq_h5_file)
+set_tests_properties(test_h5_writer PROPERTIES LABELS "unit" TIMEOUT 30 FIXTURES_SETUP storq_h5_file)
 
 set(STORQ_TEST_H5 ${CMAKE_CURRENT_BINARY_DIR}/test_h5_writer.h5)
 add_test(NAME h5_schema_python
@@ -9,6 +9,8 @@ add_test(NAME h5_schema_python
 add_test(NAME h5_python_package
          COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_python_package.py ${STORQ_TEST_H5}
                  ${CMAKE_CURRENT_BINARY_DIR})
-set_tests_properties(h5_schema_python h5_python_package PROPERTIES
-  FIXTURES_REQUIRED storq_h5_file DEPENDS test_h5_writer TIMEOUT 120
+set_tests_properties(h5_schema_python h5_python_package PROPERTIES LABELS "python"
+  FIXTURES_REQUIRED storq_h5_file DEPENDS test_h5_writer
   ENVIRONMENT "MPLBACKEND=Agg;PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python")
+set_tests_properties(h5_schema_python PROPERTIES TIMEOUT 30)
+set_tests_properties(h5_python_package PROPERTIES TIMEOUT 50)

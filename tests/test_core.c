@@ -123,7 +123,7 @@ static const storq_param_def defs[] = {
     {"rate", STORQ_PARAM_REAL, "0.5", 0, 1, 1, "1/time", NULL, "rate"},
     {"mode", STORQ_PARAM_STRING, "a", 0, 0, 0, "", "a|b", "mode"},
     {"law", STORQ_PARAM_STRING, "exp:1", 0, 0, 0, "", NULL, "law"},
-    {NULL},
+    {.name = NULL}, /* end */
 };
 
 static void test_params(void)

@@ -23,7 +23,7 @@ static const storq_param_def fake_params[] = {
     {.name = "lambda", .type = STORQ_PARAM_REAL, .def = "0.5", .min = 0, .max = 1, .min_open = 1,
      .unit = "1/time", .doc = "arrival rate per server"},
     {.name = "policy", .type = STORQ_PARAM_STRING, .def = "BR", .unit = "", .doc = "routing"},
-    {NULL}};
+    {.name = NULL}}; /* end */
 
 static const storq_model fake_model = {.name = "fake", .summary = "test-only model",
                                        .params = fake_params};
