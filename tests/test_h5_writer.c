@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "h5_info.h"
 #include "h5_writer.h"
 
 #define NPOINTS 3
