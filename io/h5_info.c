@@ -1,84 +1,17 @@
 /* `storq info FILE`: what a results file holds, as aligned text tables. Reads any schema 1.x file
  * (fields it does not know are still listed where the tables are generic). */
-#include <errno.h>
+#include "h5_info.h"
+
 #include <hdf5.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "h5_run.h"
 #include "h5_util.h"
-#include "h5_writer.h"
+#include "schema.h"
+#include "table.h"
 
 #define PREVIEW 4 /* leading values shown for each vector */
-
-/* ---- a tiny text table: cells row by row, columns padded to their widest cell ---- */
-
-typedef struct table {
-    size_t ncols;
-    char **cells;
-    size_t n, cap;
-} table;
-
-static void table_add(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void table_add(table *t, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 32;
-        char **grown = realloc(t->cells, cap * sizeof *grown);
-        if (!grown)
-            return; /* out of memory: the cell is dropped, the table stays printable */
-        t->cells = grown;
-        t->cap = cap;
-    }
-    t->cells[t->n++] = strdup(buf);
-}
-
-static void table_print(const table *t, FILE *out, const char *indent)
-{
-    size_t width[32] = {0};
-    size_t ncols = t->ncols < 32 ? t->ncols : 32;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t len = t->cells[i] ? strlen(t->cells[i]) : 0;
-        if (i % t->ncols < ncols && len > width[i % t->ncols])
-            width[i % t->ncols] = len;
-    }
-    char line[4096];
-    size_t used = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t c = i % t->ncols;
-        const char *cell = t->cells[i] ? t->cells[i] : "";
-        int w = c < ncols ? (int)width[c] : 0;
-        if (used < sizeof line)
-            used += (size_t)snprintf(line + used, sizeof line - used, "%s%-*s", c ? "  " : "", w,
-                                     cell);
-        if (c + 1 == t->ncols || i + 1 == t->n) {
-            /* Padding after the last filled cell is noise in a terminal and in diffs. */
-            used = used < sizeof line ? used : sizeof line - 1;
-            while (used > 0 && line[used - 1] == ' ')
-                used--;
-            fprintf(out, "%s%.*s\n", indent, (int)used, line);
-            used = 0;
-        }
-    }
-}
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->cells[i]);
-    free(t->cells);
-    t->cells = NULL;
-    t->n = t->cap = 0;
-}
 
 /* ---- attribute values as text ---- */
 
@@ -124,98 +57,56 @@ static void attr_text(hid_t loc, const char *name, char *buf, size_t size)
         char **strs = NULL;
         size_t n = 0;
         storq_error ignore = {0};
-        if (h5u_read_attr_string_array(loc, name, &strs, &n, &ignore) == STORQ_OK) {
+        if (storq_h5u_read_attr_string_array(loc, name, &strs, &n, &ignore) == STORQ_OK) {
             size_t used = 0;
             buf[0] = '\0';
             for (size_t i = 0; i < n && used < size; i++)
                 used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", strs[i]);
-            h5u_free_names(strs, n);
+            storq_h5u_free_names(strs, n);
         }
     } else if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && count > 0) {
         join_numbers(a, ftype, count, buf, size);
     }
-    h5u_close_type(&ftype);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
     H5Aclose(a);
     H5Eclear2(H5E_DEFAULT);
 }
 
 /* ---- the file as a whole ---- */
 
-static int open_storq_file(const char *path, hid_t *out, storq_error *err)
-{
-    *out = -1;
-    if (access(path, R_OK) != 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "cannot open '%s': %s", path, strerror(errno));
-    htri_t is_h5 = H5Fis_hdf5(path);
-    H5Eclear2(H5E_DEFAULT);
-    if (is_h5 <= 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s is not a storq results file (not HDF5)", path);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
-        return h5u_fail_file(err, path,
-                             "cannot open the file (if a run is still writing it, set "
-                             "HDF5_USE_FILE_LOCKING=FALSE to read it meanwhile)");
-    char *format = NULL;
-    storq_error ignore = {0};
-    int is_storq = h5u_has_attr(file, "format") &&
-                   h5u_read_attr_string(file, "format", &format, &ignore) == STORQ_OK &&
-                   strcmp(format, "storq") == 0;
-    free(format);
-    int32_t version[2] = {-1, -1};
-    size_t n = 0;
-    if (is_storq && (!h5u_has_attr(file, "format_version") ||
-                     h5u_read_attr_i32_array(file, "format_version", version, 2, &n, &ignore)))
-        is_storq = 0;
-    if (!is_storq) {
-        H5Fclose(file);
-        return storq_fail(err, STORQ_ERR_USAGE, "%s is not a storq results file", path);
-    }
-    if (version[0] != STORQ_FORMAT_MAJOR) {
-        H5Fclose(file);
-        return storq_fail(err, STORQ_ERR_USAGE, "%s has format version %d.%d; this storq reads %d.x",
-                          path, version[0], n > 1 ? version[1] : 0, STORQ_FORMAT_MAJOR);
-    }
-    *out = file;
-    return STORQ_OK;
-}
-
-/* The root attributes the schema defines, in a reading order; others (a later minor version's)
- * follow by name. */
-static const char *const root_order[] = {
-    "format", "format_version", "storq_version", "git_commit", "created", "hostname",
-    "command_line", "model", "seed", "replications", "mpi_ranks", "omp_threads", "task_index",
-    "task_count", NULL};
-
-static void add_attr_row(table *t, hid_t loc, const char *name)
+static void add_attr_row(storq_table *t, hid_t loc, const char *name)
 {
     char value[1024];
     attr_text(loc, name, value, sizeof value);
-    table_add(t, "%s", name);
-    table_add(t, "%s", value);
+    storq_table_add(t, "%s", name);
+    storq_table_add(t, "%s", value);
 }
 
 static herr_t add_other_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
 {
-    for (const char *const *r = root_order; *r; r++)
+    for (const char *const *r = storq_schema_root_attrs; *r; r++)
         if (strcmp(*r, name) == 0)
             return 0;
     add_attr_row(data, loc, name);
     return 0;
 }
 
+/* The root attributes the schema defines come in its order; others (a later minor version's)
+ * follow by name. */
 static void print_root(hid_t file, const char *path, FILE *out)
 {
-    table t = {.ncols = 2};
-    for (const char *const *r = root_order; *r; r++)
-        if (h5u_has_attr(file, *r))
+    storq_table t;
+    storq_table_init(&t, 2, NULL, "  ");
+    storq_table_title(&t, "%s: storq results file", path);
+    for (const char *const *r = storq_schema_root_attrs; *r; r++)
+        if (storq_h5u_has_attr(file, *r))
             add_attr_row(&t, file, *r);
     hsize_t pos = 0;
     H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, &pos, add_other_attr, &t);
     H5Eclear2(H5E_DEFAULT);
-    fprintf(out, "%s: storq results file\n", path);
-    table_print(&t, out, "  ");
-    table_free(&t);
+    storq_table_print(&t, out);
+    storq_table_free(&t);
 }
 
 /* ---- /points/index ---- */
@@ -229,9 +120,11 @@ static task_share read_task(hid_t file)
 {
     task_share t = {0, 1};
     storq_error ignore = {0};
-    if (h5u_has_attr(file, "task_count") && h5u_has_attr(file, "task_index") &&
-        (h5u_read_attr_u64(file, "task_count", &t.count, &ignore) ||
-         h5u_read_attr_u64(file, "task_index", &t.index, &ignore) || t.count == 0))
+    if (storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_TASK_COUNT) &&
+        storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_TASK_INDEX) &&
+        (storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_COUNT, &t.count, &ignore) ||
+         storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_INDEX, &t.index, &ignore) ||
+         t.count == 0))
         t = (task_share){0, 1};
     return t;
 }
@@ -240,11 +133,11 @@ static task_share read_task(hid_t file)
  * "other task" in a task's file for the points another task runs. */
 static const char *point_status(hid_t file, task_share task, uint64_t id)
 {
-    char name[40];
-    snprintf(name, sizeof name, "/points/%06" PRIu64, id);
-    if (!h5u_has_link(file, name))
+    char name[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_point_path((size_t)id, name, sizeof name);
+    if (!storq_h5u_has_link(file, name))
         return id % task.count == task.index ? "pending" : "other task";
-    const int complete = h5r_group_complete(file, name);
+    const int complete = storq_schema_point_complete(file, name);
     return complete < 0 ? "unreadable" : complete ? "complete" : "interrupted";
 }
 
@@ -284,7 +177,7 @@ static int read_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows
                 uint64_t x;
                 memcpy(&x, v, sizeof x);
                 snprintf(text, sizeof text, "%" PRIu64, x);
-                if (ids && strcmp(name, "point") == 0)
+                if (ids && strcmp(name, STORQ_SCHEMA_INDEX_POINT) == 0)
                     ids[r] = x;
             }
             cells[r] = strdup(text);
@@ -300,23 +193,24 @@ static int read_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows
     return rc;
 }
 
-static void add_index_header(table *t, hid_t d, hid_t ftype, unsigned nmembers)
+static void add_index_header(storq_table *t, hid_t d, hid_t ftype, unsigned nmembers)
 {
     char **units = NULL;
     size_t nunits = 0;
     storq_error ignore = {0};
-    if (h5u_has_attr(d, "units"))
-        h5u_read_attr_string_array(d, "units", &units, &nunits, &ignore);
+    if (storq_h5u_has_attr(d, STORQ_SCHEMA_INDEX_UNITS))
+        storq_h5u_read_attr_string_array(d, STORQ_SCHEMA_INDEX_UNITS, &units, &nunits, &ignore);
     for (unsigned m = 0; m < nmembers; m++) {
         char *name = H5Tget_member_name(ftype, m);
         if (m < nunits && units[m][0])
-            table_add(t, "%s [%s]", name, units[m]);
+            storq_table_add(t, "%s [%s]", name, units[m]);
         else
-            table_add(t, "%s", name);
+            storq_table_add(t, "%s", name);
         H5free_memory(name);
     }
-    table_add(t, "status");
-    h5u_free_names(units, nunits);
+    storq_table_add(t, "status");
+    storq_table_end_header(t);
+    storq_h5u_free_names(units, nunits);
 }
 
 /* Print the index with each point's status; *ids gets the point ids of the rows. */
@@ -324,44 +218,46 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
 {
     *ids = NULL;
     *nrows = 0;
-    hid_t d = H5Dopen2(file, "/points/index", H5P_DEFAULT);
+    hid_t d = H5Dopen2(file, STORQ_SCHEMA_INDEX_PATH, H5P_DEFAULT);
     if (d < 0)
-        return h5u_fail(err, file, "cannot open dataset '/points/index'");
+        return storq_h5u_fail(err, file, "cannot open dataset '" STORQ_SCHEMA_INDEX_PATH "'");
     hid_t ftype = H5Dget_type(d), space = H5Dget_space(d);
     hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
     int nm = ftype >= 0 && H5Tget_class(ftype) == H5T_COMPOUND ? H5Tget_nmembers(ftype) : -1;
     int rc = STORQ_OK;
     char **cells = NULL;
     if (n < 0 || nm < 1) {
-        rc = h5u_fail(err, file, "'/points/index' is not a table");
+        rc = storq_h5u_fail(err, file, "'" STORQ_SCHEMA_INDEX_PATH "' is not a table");
         goto done;
     }
     *nrows = (size_t)n;
     *ids = calloc(*nrows + 1, sizeof **ids);
     cells = calloc(*nrows * (size_t)nm + 1, sizeof *cells);
     if (!*ids || !cells) {
-        rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory reading '/points/index'");
+        rc = storq_fail(err, STORQ_ERR_RUNTIME,
+                        "out of memory reading '" STORQ_SCHEMA_INDEX_PATH "'");
         goto done;
     }
     for (size_t r = 0; r < *nrows; r++)
         (*ids)[r] = r;
     for (int m = 0; m < nm; m++)
         if (read_index_column(d, ftype, (unsigned)m, *nrows, cells + (size_t)m * *nrows, *ids)) {
-            rc = h5u_fail(err, d, "cannot read a column of the index");
+            rc = storq_h5u_fail(err, d, "cannot read a column of the index");
             goto done;
         }
-    table t = {.ncols = (size_t)nm + 1};
+    storq_table t;
+    storq_table_init(&t, (size_t)nm + 1, NULL, "  ");
     task_share task = read_task(file);
     add_index_header(&t, d, ftype, (unsigned)nm);
     size_t complete = 0;
     for (size_t r = 0; r < *nrows; r++) {
         for (int m = 0; m < nm; m++) {
             const char *c = cells[(size_t)m * *nrows + r];
-            table_add(&t, "%s", c ? c : "?");
+            storq_table_add(&t, "%s", c ? c : "?");
         }
         const char *status = point_status(file, task, (*ids)[r]);
         complete += strcmp(status, "complete") == 0;
-        table_add(&t, "%s", status);
+        storq_table_add(&t, "%s", status);
     }
     if (task.count > 1)
         fprintf(out, "\npoints: %zu (%zu complete; task %" PRIu64 "/%" PRIu64 " of a job array "
@@ -369,15 +265,15 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
                 task.index, task.count, task.count, task.index);
     else
         fprintf(out, "\npoints: %zu (%zu complete)\n", *nrows, complete);
-    table_print(&t, out, "  ");
-    table_free(&t);
+    storq_table_print(&t, out);
+    storq_table_free(&t);
 done:
     if (cells)
         for (size_t i = 0; i < *nrows * (size_t)(nm > 0 ? nm : 0); i++)
             free(cells[i]);
     free(cells);
-    h5u_close_type(&ftype);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
     H5Dclose(d);
     if (rc) {
         free(*ids);
@@ -409,7 +305,7 @@ static void shape_text(hid_t loc, const char *name, char *buf, size_t size)
             used += (size_t)snprintf(buf + used, size - used, "%s%llu", i ? "x" : "",
                                      (unsigned long long)dims[i]);
     }
-    h5u_close_space(&space);
+    storq_h5u_close_space(&space);
     H5Dclose(d);
     H5Eclear2(H5E_DEFAULT);
 }
@@ -426,7 +322,7 @@ static void preview_text(const double *v, size_t n, char *buf, size_t size)
 
 /* Tables of one point, filled observable by observable. */
 typedef struct point_tables {
-    table scalars, vectors, hists;
+    storq_table scalars, vectors, hists;
 } point_tables;
 
 static int add_scalar(point_tables *pt, hid_t g, const char *name, const char *unit,
@@ -434,16 +330,16 @@ static int add_scalar(point_tables *pt, hid_t g, const char *name, const char *u
 {
     double *mean = NULL, *ci = NULL;
     size_t n1, n2;
-    int rc = h5u_read_f64(g, "mean", &mean, &n1, err);
+    int rc = storq_h5u_read_f64(g, "mean", &mean, &n1, err);
     if (!rc)
-        rc = h5u_read_f64(g, "ci95", &ci, &n2, err);
+        rc = storq_h5u_read_f64(g, "ci95", &ci, &n2, err);
     if (!rc && (n1 != 1 || n2 != 1))
-        rc = h5u_fail(err, g, "scalar '%s' does not hold one value", name);
+        rc = storq_h5u_fail(err, g, "scalar '%s' does not hold one value", name);
     if (!rc) {
-        table_add(&pt->scalars, "%s", name);
-        table_add(&pt->scalars, "%.6g", mean[0]);
-        table_add(&pt->scalars, "+- %.3g", ci[0]);
-        table_add(&pt->scalars, "%s", unit);
+        storq_table_add(&pt->scalars, "%s", name);
+        storq_table_add(&pt->scalars, "%.6g", mean[0]);
+        storq_table_add(&pt->scalars, "+- %.3g", ci[0]);
+        storq_table_add(&pt->scalars, "%s", unit);
     }
     free(mean);
     free(ci);
@@ -456,17 +352,17 @@ static int add_vector(point_tables *pt, hid_t g, hid_t theory, const char *name,
     double *mean = NULL, *th = NULL;
     size_t n, nth = 0;
     char shape[64], sim[256], theo[256] = "";
-    STORQ_TRY(h5u_read_f64(g, "mean", &mean, &n, err));
+    STORQ_TRY(storq_h5u_read_f64(g, "mean", &mean, &n, err));
     shape_text(g, "mean", shape, sizeof shape);
     preview_text(mean, n, sim, sizeof sim);
-    if (theory >= 0 && h5u_has_link(theory, name) &&
-        h5u_read_f64(theory, name, &th, &nth, err) == STORQ_OK)
+    if (theory >= 0 && storq_h5u_has_link(theory, name) &&
+        storq_h5u_read_f64(theory, name, &th, &nth, err) == STORQ_OK)
         preview_text(th, nth, theo, sizeof theo);
-    table_add(&pt->vectors, "%s", name);
-    table_add(&pt->vectors, "%s", shape);
-    table_add(&pt->vectors, "%s", sim);
-    table_add(&pt->vectors, "%s", theo[0] ? theo : "-");
-    table_add(&pt->vectors, "%s", unit);
+    storq_table_add(&pt->vectors, "%s", name);
+    storq_table_add(&pt->vectors, "%s", shape);
+    storq_table_add(&pt->vectors, "%s", sim);
+    storq_table_add(&pt->vectors, "%s", theo[0] ? theo : "-");
+    storq_table_add(&pt->vectors, "%s", unit);
     free(mean);
     free(th);
     return err->code;
@@ -478,22 +374,22 @@ static int add_histogram(point_tables *pt, hid_t g, const char *name, const char
     uint64_t count;
     double mean, *v = NULL, min = 0, max = 0;
     size_t n;
-    STORQ_TRY(h5u_read_u64_scalar(g, "count", &count, err));
-    STORQ_TRY(h5u_read_f64(g, "mean", &v, &n, err));
+    STORQ_TRY(storq_h5u_read_u64_scalar(g, "count", &count, err));
+    STORQ_TRY(storq_h5u_read_f64(g, "mean", &v, &n, err));
     mean = n ? v[0] : 0;
     free(v);
-    STORQ_TRY(h5u_read_f64(g, "min", &v, &n, err));
+    STORQ_TRY(storq_h5u_read_f64(g, "min", &v, &n, err));
     min = n ? v[0] : 0;
     free(v);
-    STORQ_TRY(h5u_read_f64(g, "max", &v, &n, err));
+    STORQ_TRY(storq_h5u_read_f64(g, "max", &v, &n, err));
     max = n ? v[0] : 0;
     free(v);
-    table_add(&pt->hists, "%s", name);
-    table_add(&pt->hists, "%" PRIu64, count);
-    table_add(&pt->hists, "%.6g", mean);
-    table_add(&pt->hists, "%.6g", min);
-    table_add(&pt->hists, "%.6g", max);
-    table_add(&pt->hists, "%s", unit);
+    storq_table_add(&pt->hists, "%s", name);
+    storq_table_add(&pt->hists, "%" PRIu64, count);
+    storq_table_add(&pt->hists, "%.6g", mean);
+    storq_table_add(&pt->hists, "%.6g", min);
+    storq_table_add(&pt->hists, "%.6g", max);
+    storq_table_add(&pt->hists, "%s", unit);
     return STORQ_OK;
 }
 
@@ -502,11 +398,12 @@ static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char 
 {
     hid_t g = H5Gopen2(obs, name, H5P_DEFAULT);
     if (g < 0)
-        return h5u_fail(err, obs, "cannot open observable '%s'", name);
+        return storq_h5u_fail(err, obs, "cannot open observable '%s'", name);
     char *kind = NULL, *unit = NULL;
-    int rc = h5u_read_attr_string(g, "kind", &kind, err);
+    int rc = storq_h5u_read_attr_string(g, "kind", &kind, err);
     if (!rc)
-        rc = h5u_has_attr(g, "unit") ? h5u_read_attr_string(g, "unit", &unit, err) : STORQ_OK;
+        rc = storq_h5u_has_attr(g, "unit") ? storq_h5u_read_attr_string(g, "unit", &unit, err)
+                                           : STORQ_OK;
     const char *u = unit ? unit : "";
     if (rc) {
         /* err is set */
@@ -526,19 +423,21 @@ static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char 
 /* Length-1 comparison arrays (distances, errors) as name = value rows. */
 static int print_comparisons(hid_t point, FILE *out, storq_error *err)
 {
-    if (!h5u_has_link(point, "comparison"))
+    if (!storq_h5u_has_link(point, STORQ_SCHEMA_COMPARISON))
         return STORQ_OK;
-    hid_t g = H5Gopen2(point, "comparison", H5P_DEFAULT);
+    hid_t g = H5Gopen2(point, STORQ_SCHEMA_COMPARISON, H5P_DEFAULT);
     if (g < 0)
-        return h5u_fail(err, point, "cannot open group 'comparison'");
+        return storq_h5u_fail(err, point, "cannot open group '%s'", STORQ_SCHEMA_COMPARISON);
     char **names = NULL;
     size_t n = 0;
-    table t = {.ncols = 3};
-    int rc = h5u_list_links(g, &names, &n, err);
+    storq_table t;
+    storq_table_init(&t, 3, NULL, "    ");
+    storq_table_title(&t, "  " STORQ_SCHEMA_COMPARISON ":");
+    int rc = storq_h5u_list_links(g, &names, &n, err);
     for (size_t i = 0; !rc && i < n; i++) {
         double *v = NULL;
         size_t len;
-        rc = h5u_read_f64(g, names[i], &v, &len, err);
+        rc = storq_h5u_read_f64(g, names[i], &v, &len, err);
         if (!rc && len == 1) {
             char unit[64] = "";
             hid_t d = H5Dopen2(g, names[i], H5P_DEFAULT);
@@ -546,87 +445,83 @@ static int print_comparisons(hid_t point, FILE *out, storq_error *err)
                 attr_text(d, "unit", unit, sizeof unit);
                 H5Dclose(d);
             }
-            table_add(&t, "%s", names[i]);
-            table_add(&t, "%.6g", v[0]);
-            table_add(&t, "%s", strcmp(unit, "?") ? unit : "");
+            storq_table_add(&t, "%s", names[i]);
+            storq_table_add(&t, "%.6g", v[0]);
+            storq_table_add(&t, "%s", strcmp(unit, "?") ? unit : "");
         }
         free(v);
     }
-    if (!rc && t.n) {
-        fprintf(out, "  comparison:\n");
-        table_print(&t, out, "    ");
-    }
-    table_free(&t);
-    h5u_free_names(names, n);
+    if (!rc && storq_table_rows(&t) > 0)
+        storq_table_print(&t, out);
+    storq_table_free(&t);
+    storq_h5u_free_names(names, n);
     H5Gclose(g);
     return rc;
 }
 
-static void print_section(FILE *out, const char *title, table *t)
+/* A table of one kind of observable, when the point has any. */
+static void print_section(FILE *out, storq_table *t)
 {
-    if (t->n > t->ncols) { /* more than the header */
-        fprintf(out, "  %s:\n", title);
-        table_print(t, out, "    ");
-    }
-    table_free(t);
+    if (storq_table_rows(t) > 0)
+        storq_table_print(t, out);
+    storq_table_free(t);
 }
 
 static int print_observables(hid_t point, FILE *out, storq_error *err)
 {
-    point_tables pt = {.scalars = {.ncols = 4}, .vectors = {.ncols = 5}, .hists = {.ncols = 6}};
-    table_add(&pt.scalars, "scalar");
-    table_add(&pt.scalars, "mean");
-    table_add(&pt.scalars, "ci95");
-    table_add(&pt.scalars, "unit");
-    table_add(&pt.vectors, "vector");
-    table_add(&pt.vectors, "shape");
-    table_add(&pt.vectors, "mean (first values)");
-    table_add(&pt.vectors, "theory (same name)");
-    table_add(&pt.vectors, "unit");
-    table_add(&pt.hists, "histogram");
-    table_add(&pt.hists, "count");
-    table_add(&pt.hists, "mean");
-    table_add(&pt.hists, "min");
-    table_add(&pt.hists, "max");
-    table_add(&pt.hists, "unit");
+    point_tables pt;
+    storq_table_init(&pt.scalars, 4, NULL, "    ");
+    storq_table_title(&pt.scalars, "  scalars:");
+    storq_table_header(&pt.scalars, "scalar", "mean", "ci95", "unit", (char *)NULL);
+    storq_table_init(&pt.vectors, 5, NULL, "    ");
+    storq_table_title(&pt.vectors, "  vectors:");
+    storq_table_header(&pt.vectors, "vector", "shape", "mean (first values)",
+                       "theory (same name)", "unit", (char *)NULL);
+    storq_table_init(&pt.hists, 6, NULL, "    ");
+    storq_table_title(&pt.hists, "  histograms:");
+    storq_table_header(&pt.hists, "histogram", "count", "mean", "min", "max", "unit",
+                       (char *)NULL);
 
-    hid_t obs = H5Gopen2(point, "observables", H5P_DEFAULT);
-    hid_t theory = h5u_has_link(point, "theory") ? H5Gopen2(point, "theory", H5P_DEFAULT) : -1;
+    hid_t obs = H5Gopen2(point, STORQ_SCHEMA_OBSERVABLES, H5P_DEFAULT);
+    hid_t theory = storq_h5u_has_link(point, STORQ_SCHEMA_THEORY)
+                       ? H5Gopen2(point, STORQ_SCHEMA_THEORY, H5P_DEFAULT)
+                       : -1;
     char **names = NULL;
     size_t n = 0;
-    int rc = obs < 0 ? h5u_fail(err, point, "cannot open group 'observables'")
-                     : h5u_list_links(obs, &names, &n, err);
+    int rc = obs >= 0 ? storq_h5u_list_links(obs, &names, &n, err)
+                      : storq_h5u_fail(err, point, "cannot open group '%s'",
+                                       STORQ_SCHEMA_OBSERVABLES);
     for (size_t i = 0; !rc && i < n; i++)
         rc = add_observable(&pt, obs, theory, names[i], err);
-    h5u_free_names(names, n);
-    h5u_close_group(&obs);
-    h5u_close_group(&theory);
+    storq_h5u_free_names(names, n);
+    storq_h5u_close_group(&obs);
+    storq_h5u_close_group(&theory);
     if (rc) {
-        table_free(&pt.scalars);
-        table_free(&pt.vectors);
-        table_free(&pt.hists);
+        storq_table_free(&pt.scalars);
+        storq_table_free(&pt.vectors);
+        storq_table_free(&pt.hists);
         return rc;
     }
-    print_section(out, "scalars", &pt.scalars);
-    print_section(out, "vectors", &pt.vectors);
-    print_section(out, "histograms", &pt.hists);
+    print_section(out, &pt.scalars);
+    print_section(out, &pt.vectors);
+    print_section(out, &pt.hists);
     return STORQ_OK;
 }
 
 static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
 {
-    char name[40];
-    snprintf(name, sizeof name, "/points/%06" PRIu64, id);
+    char name[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_point_path((size_t)id, name, sizeof name);
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
     if (g < 0)
-        return h5u_fail(err, file, "cannot open group '%s'", name);
+        return storq_h5u_fail(err, file, "cannot open group '%s'", name);
     double wall = 0;
     uint64_t events = 0, reps = 0;
-    int rc = h5u_read_attr_f64(g, "wall_seconds", &wall, err);
+    int rc = storq_h5u_read_attr_f64(g, STORQ_SCHEMA_ATTR_WALL_SECONDS, &wall, err);
     if (!rc)
-        rc = h5u_read_attr_u64(g, "events", &events, err);
+        rc = storq_h5u_read_attr_u64(g, STORQ_SCHEMA_ATTR_EVENTS, &events, err);
     if (!rc)
-        rc = h5u_read_attr_u64(g, "replications", &reps, err);
+        rc = storq_h5u_read_attr_u64(g, STORQ_SCHEMA_ATTR_REPLICATIONS, &reps, err);
     if (!rc) {
         fprintf(out, "\npoint %06" PRIu64 ": %" PRIu64 " replications, %" PRIu64
                      " events, %.3f s wall\n",
@@ -641,9 +536,12 @@ static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
 
 int storq_h5_info(const char *path, FILE *out, storq_error *err)
 {
-    h5u_quiet();
+    storq_h5u_quiet();
     hid_t file;
-    STORQ_TRY(open_storq_file(path, &file, err));
+    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ,
+                                "if a run is still writing it, set HDF5_USE_FILE_LOCKING=FALSE "
+                                "to read it meanwhile",
+                                &file, NULL, err));
     print_root(file, path, out);
     uint64_t *ids = NULL;
     size_t n = 0;

@@ -4,7 +4,6 @@
  * datasets and attributes of the single-job file. OUT is written as OUT.partial and renamed only
  * when it holds every point of the run; otherwise OUT.partial stays, a whole run's partial file
  * that a later merge replaces or `storq run ... --resume` completes. */
-#include <errno.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +11,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "h5_merge.h"
+
 #include "h5_run.h"
 #include "h5_util.h"
-#include "h5_writer.h"
 #include "partial_file.h"
+#include "schema.h"
 
 /* An input is open only while it is read: a job array may have a thousand tasks, more than the
  * open files (and HDF5 metadata caches) a process should hold at once. */
 typedef struct merge_input {
     const char *path;
-    h5r_run run;
+    storq_h5_run run;
     size_t complete, interrupted; /* point groups with and without status "complete" */
 } merge_input;
 
@@ -29,13 +30,13 @@ typedef struct merge {
     merge_input *in;
     size_t n, npoints;     /* inputs; points of the run (the first input says how many) */
     size_t *owner;         /* per point: 1 + the input that holds it, 0 when none does */
-    unsigned char *state;  /* per point, of the input being read: see h5r_scan_points */
+    unsigned char *state;  /* per point, of the input being read: see storq_h5_run_scan_points */
 } merge;
 
 static void merge_free(merge *m)
 {
     for (size_t i = 0; m->in && i < m->n; i++)
-        h5r_free(&m->in[i].run);
+        storq_h5_run_free(&m->in[i].run);
     free(m->in);
     free(m->owner);
     free(m->state);
@@ -67,28 +68,18 @@ static int check_paths(const char *out, const char *partial, char *const *inputs
     return STORQ_OK;
 }
 
+/* A storq file whose root a merge may rewrite (see storq_schema_check). */
 static int open_input(const char *path, hid_t *file, storq_error *err)
 {
-    if (access(path, R_OK) != 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: cannot read %s: %s", path,
-                          strerror(errno));
-    htri_t is_h5 = H5Fis_hdf5(path);
-    H5Eclear2(H5E_DEFAULT);
-    if (is_h5 <= 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: %s is not a storq results file (not HDF5)",
-                          path);
-    *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*file < 0)
-        return h5u_fail_file(err, path, "merge: cannot open the file (is a run still writing "
-                             "it?)");
-    return STORQ_OK;
+    return storq_schema_open(path, "merge", STORQ_SCHEMA_MERGE, "is a run still writing it?", file,
+                             NULL, err);
 }
 
 /* Input i's run, checked against the first input's; its complete points claimed in m->owner. */
 static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
 {
     merge_input *in = &m->in[i];
-    STORQ_TRY(h5r_read(file, in->path, "merge", &in->run, err));
+    STORQ_TRY(storq_h5_run_read(file, &in->run, err));
     if (i == 0) {
         m->npoints = in->run.npoints;
         m->owner = calloc(m->npoints + 1, sizeof *m->owner);
@@ -96,19 +87,13 @@ static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
         if (!m->owner || !m->state)
             return STORQ_RUNTIME_FAIL(err, "out of memory");
     }
-    /* A merge rewrites the root: it must know every attribute there. */
-    if (in->run.version[1] > STORQ_FORMAT_MINOR)
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: %s has format version %d.%d; this storq "
-                          "merges files up to %d.%d (use the storq that wrote it)", in->path,
-                          in->run.version[0], in->run.version[1], STORQ_FORMAT_MAJOR,
-                          STORQ_FORMAT_MINOR);
     char what[600], la[300], lb[300];
     snprintf(la, sizeof la, "in %s", in->path);
     snprintf(lb, sizeof lb, "in %s", m->in[0].path);
-    if (i > 0 && h5r_differ(&in->run, la, &m->in[0].run, lb, what, sizeof what))
+    if (i > 0 && storq_h5_run_differ(&in->run, la, &m->in[0].run, lb, what, sizeof what))
         return storq_fail(err, STORQ_ERR_USAGE, "merge: %s and %s hold different runs (%s)",
                           in->path, m->in[0].path, what);
-    STORQ_TRY(h5r_scan_points(file, m->npoints, m->state, 0, err));
+    STORQ_TRY(storq_h5_run_scan_points(file, m->npoints, m->state, 0, err));
     for (size_t p = 0; p < m->npoints; p++) {
         in->interrupted += m->state[p] == 2;
         if (m->state[p] != 1)
@@ -145,8 +130,9 @@ static int collect(merge *m, char *const *inputs, storq_error *err)
 /* ---- the output ---- */
 
 /* Set by the merge itself, not copied from the first input. */
-static const char *const own_root_attrs[] = {"format_version", "command_line", "created",
-                                             "task_index", "task_count", NULL};
+static const char *const own_root_attrs[] = {
+    STORQ_SCHEMA_ATTR_VERSION, STORQ_SCHEMA_ATTR_COMMAND_LINE, STORQ_SCHEMA_ATTR_CREATED,
+    STORQ_SCHEMA_ATTR_TASK_INDEX, STORQ_SCHEMA_ATTR_TASK_COUNT, NULL};
 
 static herr_t copy_root_attr(hid_t src, const char *name, const H5A_info_t *info, void *data)
 {
@@ -169,9 +155,9 @@ static herr_t copy_root_attr(hid_t src, const char *name, const H5A_info_t *info
             H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
     }
     free(buf);
-    h5u_close_type(&mtype);
-    h5u_close_type(&ftype);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&mtype);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
     if (a >= 0)
         H5Aclose(a);
     return rc;
@@ -192,21 +178,25 @@ static const char *earliest_created(const merge *m)
 static int write_root(const merge *m, hid_t src, hid_t out, const char *command_line,
                       storq_error *err)
 {
-    const int32_t version[2] = {STORQ_FORMAT_MAJOR, 0};
+    int32_t version[2];
+    storq_schema_version(1, version);
     hsize_t pos = 0;
     if (H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, &pos, copy_root_attr, &out) < 0)
-        return h5u_fail(err, out, "cannot copy the root attributes of %s", m->in[0].path);
-    STORQ_TRY(h5u_attr_i32_array(out, "format_version", version, 2, err));
-    STORQ_TRY(h5u_attr_string(out, "command_line", command_line, err));
-    STORQ_TRY(h5u_attr_string(out, "created", earliest_created(m), err));
-    if (H5Ocopy(src, "run", out, "run", H5P_DEFAULT, H5P_DEFAULT) < 0)
-        return h5u_fail(err, out, "cannot copy /run from %s", m->in[0].path);
+        return storq_h5u_fail(err, out, "cannot copy the root attributes of %s", m->in[0].path);
+    STORQ_TRY(storq_h5u_attr_i32_array(out, STORQ_SCHEMA_ATTR_VERSION, version, 2, err));
+    STORQ_TRY(storq_h5u_attr_string(out, STORQ_SCHEMA_ATTR_COMMAND_LINE, command_line, err));
+    STORQ_TRY(storq_h5u_attr_string(out, STORQ_SCHEMA_ATTR_CREATED, earliest_created(m), err));
+    if (H5Ocopy(src, STORQ_SCHEMA_RUN, out, STORQ_SCHEMA_RUN, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        return storq_h5u_fail(err, out, "cannot copy /" STORQ_SCHEMA_RUN " from %s",
+                              m->in[0].path);
     hid_t points;
-    STORQ_TRY(h5u_create_group(out, "points", &points, err));
-    herr_t rc = H5Ocopy(src, "points/index", points, "index", H5P_DEFAULT, H5P_DEFAULT);
+    STORQ_TRY(storq_h5u_create_group(out, STORQ_SCHEMA_POINTS, &points, err));
+    herr_t rc = H5Ocopy(src, STORQ_SCHEMA_INDEX_PATH, points, STORQ_SCHEMA_INDEX, H5P_DEFAULT,
+                        H5P_DEFAULT);
     H5Gclose(points);
     if (rc < 0)
-        return h5u_fail(err, out, "cannot copy /points/index from %s", m->in[0].path);
+        return storq_h5u_fail(err, out, "cannot copy " STORQ_SCHEMA_INDEX_PATH " from %s",
+                              m->in[0].path);
     return STORQ_OK;
 }
 
@@ -216,10 +206,10 @@ static int copy_points(const merge *m, size_t i, hid_t src, hid_t out, storq_err
     for (size_t p = 0; p < m->npoints; p++) {
         if (m->owner[p] != i + 1)
             continue;
-        char name[40];
-        snprintf(name, sizeof name, "/points/%06zu", p);
+        char name[STORQ_SCHEMA_POINT_PATH_MAX];
+        storq_schema_point_path(p, name, sizeof name);
         if (H5Ocopy(src, name, out, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
-            return h5u_fail(err, out, "cannot copy point %zu from %s", p, m->in[i].path);
+            return storq_h5u_fail(err, out, "cannot copy point %zu from %s", p, m->in[i].path);
     }
     return STORQ_OK;
 }
@@ -242,20 +232,20 @@ static int write_contents(const merge *m, hid_t out, const char *command_line, s
         H5Fclose(src);
     }
     if (!rc && H5Fflush(out, H5F_SCOPE_GLOBAL) < 0)
-        rc = h5u_fail(err, out, "cannot flush the file");
+        rc = storq_h5u_fail(err, out, "cannot flush the file");
     return rc;
 }
 
 static int write_output(const merge *m, const char *out_path, const char *partial,
                         const char *command_line, storq_error *err)
 {
-    STORQ_TRY(partial_file_create(out_path, partial, "merge", err));
+    STORQ_TRY(storq_partial_create(out_path, partial, "merge", err));
     hid_t out = H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = out < 0 ? h5u_fail_file(err, partial, "cannot create the HDF5 file") : STORQ_OK;
+    int rc = out < 0 ? storq_h5u_fail_file(err, partial, "cannot create the HDF5 file") : STORQ_OK;
     if (!rc)
         rc = write_contents(m, out, command_line, err);
     if (out >= 0 && H5Fclose(out) < 0 && !rc)
-        rc = h5u_fail_file(err, partial, "cannot close the file");
+        rc = storq_h5u_fail_file(err, partial, "cannot close the file");
     if (rc)
         unlink(partial); /* the inputs are still there: a new merge starts over */
     return rc;
@@ -288,7 +278,7 @@ static void report_inputs(const merge *m, FILE *report)
     for (size_t i = 0; i < m->n; i++) {
         const merge_input *in = &m->in[i];
         char task[64];
-        h5r_task_text(in->run.task_index, in->run.task_count, task, sizeof task);
+        storq_h5_run_task_text(in->run.task_index, in->run.task_count, task, sizeof task);
         fprintf(report, "merge: %s (%s): %zu point%s", in->path, task, in->complete,
                 in->complete == 1 ? "" : "s");
         if (in->interrupted)
@@ -309,11 +299,11 @@ static void report_inputs(const merge *m, FILE *report)
 int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
                    const char *command_line, FILE *report, storq_error *err)
 {
-    h5u_quiet();
+    storq_h5u_quiet();
     if (ninputs == 0)
         return storq_fail(err, STORQ_ERR_USAGE, "merge: name the files to merge: storq merge "
                           "OUT.h5 IN.h5 [IN.h5 ...]");
-    char *partial = partial_file_name(out_path);
+    char *partial = storq_partial_name(out_path);
     if (!partial)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     merge m = {.n = ninputs};
@@ -328,7 +318,7 @@ int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
     for (size_t p = 0; !rc && p < m.npoints; p++)
         missing += m.owner[p] == 0;
     if (!rc && missing == 0) {
-        rc = partial_file_commit(partial, out_path, err);
+        rc = storq_partial_commit(partial, out_path, err);
         if (!rc)
             fprintf(report, "merge: %s: all %zu points of the run\n", out_path, m.npoints);
     } else if (!rc) {

@@ -5,18 +5,18 @@
 #include <string.h>
 
 #include "h5_util.h"
-#include "h5_writer.h"
+#include "schema.h"
 
 static size_t index_rows(hid_t file)
 {
-    hid_t d = H5Dopen2(file, "/points/index", H5P_DEFAULT);
+    hid_t d = H5Dopen2(file, STORQ_SCHEMA_INDEX_PATH, H5P_DEFAULT);
     if (d < 0) {
         H5Eclear2(H5E_DEFAULT);
         return 0;
     }
     hid_t space = H5Dget_space(d);
     hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
-    h5u_close_space(&space);
+    storq_h5u_close_space(&space);
     H5Dclose(d);
     return n > 0 ? (size_t)n : 0;
 }
@@ -24,67 +24,54 @@ static size_t index_rows(hid_t file)
 static int read_optional_string(hid_t file, const char *name, char **out, storq_error *err)
 {
     *out = NULL;
-    return h5u_has_attr(file, name) ? h5u_read_attr_string(file, name, out, err) : STORQ_OK;
+    return storq_h5u_has_attr(file, name) ? storq_h5u_read_attr_string(file, name, out, err)
+                                          : STORQ_OK;
 }
 
 /* task_index and task_count (schema 1.1) when present; a count of 0 or 1 is the whole run. */
-static int read_task(hid_t file, h5r_run *run, storq_error *err)
+static int read_task(hid_t file, storq_h5_run *run, storq_error *err)
 {
     uint64_t index = 0, count = 1;
     run->task_index = 0;
     run->task_count = 1;
-    if (!h5u_has_attr(file, "task_count"))
+    if (!storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_TASK_COUNT))
         return STORQ_OK;
-    STORQ_TRY(h5u_read_attr_u64(file, "task_count", &count, err));
+    STORQ_TRY(storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_COUNT, &count, err));
     if (count <= 1)
         return STORQ_OK;
-    STORQ_TRY(h5u_read_attr_u64(file, "task_index", &index, err));
+    STORQ_TRY(storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_INDEX, &index, err));
     if (index >= count)
-        return h5u_fail(err, file, "task_index %llu is not below task_count %llu",
-                        (unsigned long long)index, (unsigned long long)count);
+        return storq_h5u_fail(err, file, "task_index %llu is not below task_count %llu",
+                              (unsigned long long)index, (unsigned long long)count);
     run->task_index = (size_t)index;
     run->task_count = (size_t)count;
     return STORQ_OK;
 }
 
-int h5r_read(hid_t file, const char *path, const char *label, h5r_run *run, storq_error *err)
+int storq_h5_run_read(hid_t file, storq_h5_run *run, storq_error *err)
 {
     memset(run, 0, sizeof *run);
-    char *format = NULL;
-    size_t nversion = 0;
-    storq_error ignore = {0};
-    int is_storq = h5u_has_attr(file, "format") &&
-                   h5u_read_attr_string(file, "format", &format, &ignore) == STORQ_OK &&
-                   strcmp(format, "storq") == 0 && h5u_has_attr(file, "format_version") &&
-                   h5u_read_attr_i32_array(file, "format_version", run->version, 2, &nversion,
-                                           &ignore) == STORQ_OK;
-    free(format);
-    if (!is_storq)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: %s is not a storq results file", label, path);
-    if (run->version[0] != STORQ_FORMAT_MAJOR)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: %s has format version %d.%d; this storq "
-                          "reads %d.x", label, path, run->version[0],
-                          nversion > 1 ? run->version[1] : 0, STORQ_FORMAT_MAJOR);
-    int rc = h5u_read_attr_string(file, "model", &run->model, err);
+    int rc = storq_h5u_read_attr_string(file, STORQ_SCHEMA_ATTR_MODEL, &run->model, err);
     if (!rc)
-        rc = h5u_read_attr_u64(file, "seed", &run->seed, err);
+        rc = storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_SEED, &run->seed, err);
     if (!rc)
-        rc = h5u_read_attr_u64(file, "replications", &run->replications, err);
+        rc = storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_REPLICATIONS, &run->replications,
+                                     err);
     if (!rc)
-        rc = h5u_read_string(file, "/run/config", &run->config, err);
+        rc = storq_h5u_read_string(file, STORQ_SCHEMA_CONFIG_PATH, &run->config, err);
     if (!rc)
-        rc = read_optional_string(file, "created", &run->created, err);
+        rc = read_optional_string(file, STORQ_SCHEMA_ATTR_CREATED, &run->created, err);
     if (!rc)
-        rc = read_optional_string(file, "git_commit", &run->git_commit, err);
+        rc = read_optional_string(file, STORQ_SCHEMA_ATTR_GIT_COMMIT, &run->git_commit, err);
     if (!rc)
         rc = read_task(file, run, err);
     run->npoints = index_rows(file);
     if (rc)
-        h5r_free(run);
+        storq_h5_run_free(run);
     return rc;
 }
 
-void h5r_free(h5r_run *run)
+void storq_h5_run_free(storq_h5_run *run)
 {
     free(run->model);
     free(run->config);
@@ -118,8 +105,8 @@ static void first_difference(const char *a, const char *la, const char *b, const
     snprintf(buf, size, "config line %zu: '%s' %s, '%s' %s", line, qa, la, qb, lb);
 }
 
-int h5r_differ(const h5r_run *a, const char *la, const h5r_run *b, const char *lb, char *buf,
-               size_t size)
+int storq_h5_run_differ(const storq_h5_run *a, const char *la, const storq_h5_run *b,
+                        const char *lb, char *buf, size_t size)
 {
     const char *ca = a->config ? a->config : "", *cb = b->config ? b->config : "";
     if (strcmp(a->model, b->model) != 0)
@@ -140,7 +127,7 @@ int h5r_differ(const h5r_run *a, const char *la, const h5r_run *b, const char *l
     return 1;
 }
 
-void h5r_task_text(size_t index, size_t count, char *buf, size_t size)
+void storq_h5_run_task_text(size_t index, size_t count, char *buf, size_t size)
 {
     if (count <= 1)
         snprintf(buf, size, "the whole run");
@@ -148,53 +135,21 @@ void h5r_task_text(size_t index, size_t count, char *buf, size_t size)
         snprintf(buf, size, "task %zu/%zu", index, count);
 }
 
-/* Point groups are named by their decimal id; anything else under /points (the index) is not one. */
-static int parse_point_name(const char *name, size_t *id)
-{
-    if (!*name)
-        return 0;
-    size_t v = 0;
-    for (const char *c = name; *c; c++) {
-        if (*c < '0' || *c > '9')
-            return 0;
-        v = v * 10 + (size_t)(*c - '0');
-    }
-    *id = v;
-    return 1;
-}
-
-int h5r_group_complete(hid_t loc, const char *name)
-{
-    hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
-    if (g < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return -1;
-    }
-    char *status = NULL;
-    storq_error ignore = {0};
-    int complete = h5u_has_attr(g, "status") &&
-                   h5u_read_attr_string(g, "status", &status, &ignore) == STORQ_OK &&
-                   strcmp(status, "complete") == 0;
-    free(status);
-    H5Gclose(g);
-    return complete;
-}
-
-int h5r_scan_points(hid_t file, size_t npoints, unsigned char *state, int drop_incomplete,
-                    storq_error *err)
+int storq_h5_run_scan_points(hid_t file, size_t npoints, unsigned char *state,
+                             int drop_incomplete, storq_error *err)
 {
     memset(state, 0, npoints);
-    hid_t points = H5Gopen2(file, "points", H5P_DEFAULT);
+    hid_t points = H5Gopen2(file, STORQ_SCHEMA_POINTS, H5P_DEFAULT);
     if (points < 0)
-        return h5u_fail(err, file, "cannot open group 'points'");
+        return storq_h5u_fail(err, file, "cannot open group 'points'");
     char **names = NULL;
     size_t n = 0;
-    int rc = h5u_list_links(points, &names, &n, err);
+    int rc = storq_h5u_list_links(points, &names, &n, err);
     for (size_t i = 0; !rc && i < n; i++) {
         size_t id;
-        if (!parse_point_name(names[i], &id))
+        if (!storq_schema_point_id(names[i], &id))
             continue;
-        if (h5r_group_complete(points, names[i]) > 0) {
+        if (storq_schema_point_complete(points, names[i]) > 0) {
             if (id < npoints)
                 state[id] = 1;
             continue;
@@ -202,9 +157,10 @@ int h5r_scan_points(hid_t file, size_t npoints, unsigned char *state, int drop_i
         if (id < npoints)
             state[id] = 2;
         if (drop_incomplete && H5Ldelete(points, names[i], H5P_DEFAULT) < 0)
-            rc = h5u_fail(err, points, "cannot delete the incomplete point group '%s'", names[i]);
+            rc = storq_h5u_fail(err, points, "cannot delete the incomplete point group '%s'",
+                                names[i]);
     }
-    h5u_free_names(names, n);
+    storq_h5u_free_names(names, n);
     H5Gclose(points);
     return rc;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void h5u_quiet(void)
+void storq_h5u_quiet(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
@@ -47,7 +47,7 @@ static int vfail(storq_error *err, hid_t loc, const char *path, const char *fmt,
     return storq_fail(err, STORQ_ERR_RUNTIME, "'%s': %s", file, what);
 }
 
-int h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
+int storq_h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -56,7 +56,7 @@ int h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
     return rc;
 }
 
-int h5u_fail_file(storq_error *err, const char *path, const char *fmt, ...)
+int storq_h5u_fail_file(storq_error *err, const char *path, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -65,35 +65,36 @@ int h5u_fail_file(storq_error *err, const char *path, const char *fmt, ...)
     return rc;
 }
 
-void h5u_close_group(hid_t *id)
+void storq_h5u_close_group(hid_t *id)
 {
     if (*id >= 0)
         H5Gclose(*id);
     *id = -1;
 }
 
-void h5u_close_dataset(hid_t *id)
+void storq_h5u_close_dataset(hid_t *id)
 {
     if (*id >= 0)
         H5Dclose(*id);
     *id = -1;
 }
 
-void h5u_close_type(hid_t *id)
+void storq_h5u_close_type(hid_t *id)
 {
     if (*id >= 0)
         H5Tclose(*id);
     *id = -1;
 }
 
-void h5u_close_space(hid_t *id)
+void storq_h5u_close_space(hid_t *id)
 {
     if (*id >= 0)
         H5Sclose(*id);
     *id = -1;
 }
 
-hid_t h5u_vlen_string_type(void)
+/* A variable-length UTF-8 string type (caller closes). */
+static hid_t vlen_string_type(void)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0)
@@ -105,7 +106,7 @@ hid_t h5u_vlen_string_type(void)
     return t;
 }
 
-int h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
 {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
     if (gcpl >= 0)
@@ -114,7 +115,7 @@ int h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
     if (gcpl >= 0)
         H5Pclose(gcpl);
     if (*out < 0)
-        return h5u_fail(err, loc, "cannot create group '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot create group '%s'", name);
     return STORQ_OK;
 }
 
@@ -125,11 +126,11 @@ static int write_attr(hid_t loc, const char *name, hid_t ftype, hid_t mtype, hid
 {
     hid_t a = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
     if (a < 0)
-        return h5u_fail(err, loc, "cannot create attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot create attribute '%s'", name);
     herr_t rc = H5Awrite(a, mtype, buf);
     H5Aclose(a);
     if (rc < 0)
-        return h5u_fail(err, loc, "cannot write attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot write attribute '%s'", name);
     return STORQ_OK;
 }
 
@@ -138,61 +139,61 @@ static int write_scalar_attr(hid_t loc, const char *name, hid_t ftype, hid_t mty
 {
     hid_t space = H5Screate(H5S_SCALAR);
     if (space < 0)
-        return h5u_fail(err, loc, "cannot make a dataspace for attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot make a dataspace for attribute '%s'", name);
     int rc = write_attr(loc, name, ftype, mtype, space, buf, err);
     H5Sclose(space);
     return rc;
 }
 
-int h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err)
+int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err)
 {
-    hid_t t = h5u_vlen_string_type();
+    hid_t t = vlen_string_type();
     if (t < 0)
-        return h5u_fail(err, loc, "cannot make a string type for attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot make a string type for attribute '%s'", name);
     const char *v = value ? value : "";
     int rc = write_scalar_attr(loc, name, t, t, &v, err);
     H5Tclose(t);
     return rc;
 }
 
-int h5u_attr_strings(hid_t loc, const char *name, const char *const *values, size_t n,
-                     storq_error *err)
+int storq_h5u_attr_strings(hid_t loc, const char *name, const char *const *values, size_t n,
+                           storq_error *err)
 {
     hsize_t dims[1] = {n};
-    hid_t t = h5u_vlen_string_type();
+    hid_t t = vlen_string_type();
     hid_t space = H5Screate_simple(1, dims, NULL);
     int rc;
     if (t < 0 || space < 0)
-        rc = h5u_fail(err, loc, "cannot make the type of attribute '%s'", name);
+        rc = storq_h5u_fail(err, loc, "cannot make the type of attribute '%s'", name);
     else
         rc = write_attr(loc, name, t, t, space, values, err);
-    h5u_close_type(&t);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&t);
+    storq_h5u_close_space(&space);
     return rc;
 }
 
-int h5u_attr_f64(hid_t loc, const char *name, double value, storq_error *err)
+int storq_h5u_attr_f64(hid_t loc, const char *name, double value, storq_error *err)
 {
     return write_scalar_attr(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, err);
 }
 
-int h5u_attr_u64(hid_t loc, const char *name, uint64_t value, storq_error *err)
+int storq_h5u_attr_u64(hid_t loc, const char *name, uint64_t value, storq_error *err)
 {
     return write_scalar_attr(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value, err);
 }
 
-int h5u_attr_i64(hid_t loc, const char *name, int64_t value, storq_error *err)
+int storq_h5u_attr_i64(hid_t loc, const char *name, int64_t value, storq_error *err)
 {
     return write_scalar_attr(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, err);
 }
 
-int h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values, size_t n,
-                       storq_error *err)
+int storq_h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values, size_t n,
+                             storq_error *err)
 {
     hsize_t dims[1] = {n};
     hid_t space = H5Screate_simple(1, dims, NULL);
     if (space < 0)
-        return h5u_fail(err, loc, "cannot make a dataspace for attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot make a dataspace for attribute '%s'", name);
     int rc = write_attr(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT32, space, values, err);
     H5Sclose(space);
     return rc;
@@ -203,36 +204,36 @@ static int write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, 
 {
     hid_t space = ndims == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndims, dims, NULL);
     if (space < 0)
-        return h5u_fail(err, loc, "cannot make a dataspace for dataset '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot make a dataspace for dataset '%s'", name);
     hid_t d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sclose(space);
     if (d < 0)
-        return h5u_fail(err, loc, "cannot create dataset '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot create dataset '%s'", name);
     /* An empty dataset has nothing to write (and HDF5 rejects a NULL buffer). */
     herr_t rc = data ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
     H5Dclose(d);
     if (rc < 0)
-        return h5u_fail(err, loc, "cannot write dataset '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot write dataset '%s'", name);
     return STORQ_OK;
 }
 
-int h5u_write_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
-                  const double *data, storq_error *err)
+int storq_h5u_write_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                        const double *data, storq_error *err)
 {
     return write_dataset(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ndims, dims, data, err);
 }
 
-int h5u_write_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
-                  const uint64_t *data, storq_error *err)
+int storq_h5u_write_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                        const uint64_t *data, storq_error *err)
 {
     return write_dataset(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, ndims, dims, data, err);
 }
 
-int h5u_write_string(hid_t loc, const char *name, const char *text, storq_error *err)
+int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_error *err)
 {
-    hid_t t = h5u_vlen_string_type();
+    hid_t t = vlen_string_type();
     if (t < 0)
-        return h5u_fail(err, loc, "cannot make a string type for dataset '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot make a string type for dataset '%s'", name);
     const char *v = text ? text : "";
     int rc = write_dataset(loc, name, t, t, 0, NULL, &v, err);
     H5Tclose(t);
@@ -241,14 +242,14 @@ int h5u_write_string(hid_t loc, const char *name, const char *text, storq_error 
 
 /* ---- reading ---- */
 
-int h5u_has_attr(hid_t loc, const char *name)
+int storq_h5u_has_attr(hid_t loc, const char *name)
 {
     htri_t r = H5Aexists(loc, name);
     H5Eclear2(H5E_DEFAULT);
     return r > 0;
 }
 
-int h5u_has_link(hid_t loc, const char *path)
+int storq_h5u_has_link(hid_t loc, const char *path)
 {
     /* H5Lexists needs every intermediate group to exist, so test the path step by step. */
     char buf[1024];
@@ -279,12 +280,12 @@ static int read_attr_strings(hid_t loc, const char *name, char ***out, size_t *n
     *n = 0;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0)
-        return h5u_fail(err, loc, "cannot open attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot open attribute '%s'", name);
     hid_t ftype = H5Aget_type(a), space = H5Aget_space(a), mtype = -1;
     int rc = STORQ_OK;
     hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
     if (ftype < 0 || count < 0 || H5Tget_class(ftype) != H5T_STRING) {
-        rc = h5u_fail(err, loc, "attribute '%s' is not a string", name);
+        rc = storq_h5u_fail(err, loc, "attribute '%s' is not a string", name);
         goto done;
     }
     char **strs = calloc((size_t)count + 1, sizeof *strs);
@@ -293,12 +294,12 @@ static int read_attr_strings(hid_t loc, const char *name, char ***out, size_t *n
         goto done;
     }
     if (H5Tis_variable_str(ftype) > 0) {
-        mtype = h5u_vlen_string_type();
+        mtype = vlen_string_type();
         char **raw = calloc((size_t)count + 1, sizeof *raw);
         if (!raw || H5Aread(a, mtype, raw) < 0) {
             free(raw);
             free(strs);
-            rc = h5u_fail(err, loc, "cannot read attribute '%s'", name);
+            rc = storq_h5u_fail(err, loc, "cannot read attribute '%s'", name);
             goto done;
         }
         for (hssize_t i = 0; i < count; i++)
@@ -313,7 +314,7 @@ static int read_attr_strings(hid_t loc, const char *name, char ***out, size_t *n
         if (!raw || H5Aread(a, mtype, raw) < 0) {
             free(raw);
             free(strs);
-            rc = h5u_fail(err, loc, "cannot read attribute '%s'", name);
+            rc = storq_h5u_fail(err, loc, "cannot read attribute '%s'", name);
             goto done;
         }
         for (hssize_t i = 0; i < count; i++)
@@ -323,31 +324,31 @@ static int read_attr_strings(hid_t loc, const char *name, char ***out, size_t *n
     *out = strs;
     *n = (size_t)count;
 done:
-    h5u_close_type(&mtype);
-    h5u_close_type(&ftype);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&mtype);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
     H5Aclose(a);
     return rc;
 }
 
-int h5u_read_attr_string(hid_t loc, const char *name, char **out, storq_error *err)
+int storq_h5u_read_attr_string(hid_t loc, const char *name, char **out, storq_error *err)
 {
     char **strs;
     size_t n;
     *out = NULL;
     STORQ_TRY(read_attr_strings(loc, name, &strs, &n, err));
     if (n == 0) {
-        h5u_free_names(strs, n);
-        return h5u_fail(err, loc, "attribute '%s' is empty", name);
+        storq_h5u_free_names(strs, n);
+        return storq_h5u_fail(err, loc, "attribute '%s' is empty", name);
     }
     *out = strs[0];
     strs[0] = NULL;
-    h5u_free_names(strs, n);
+    storq_h5u_free_names(strs, n);
     return *out ? STORQ_OK : storq_fail(err, STORQ_ERR_RUNTIME, "out of memory");
 }
 
-int h5u_read_attr_string_array(hid_t loc, const char *name, char ***out, size_t *n,
-                               storq_error *err)
+int storq_h5u_read_attr_string_array(hid_t loc, const char *name, char ***out, size_t *n,
+                                     storq_error *err)
 {
     return read_attr_strings(loc, name, out, n, err);
 }
@@ -357,18 +358,18 @@ static int read_attr_numbers(hid_t loc, const char *name, hid_t mtype, void *buf
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0)
-        return h5u_fail(err, loc, "cannot open attribute '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot open attribute '%s'", name);
     hid_t space = H5Aget_space(a);
     hid_t ftype = H5Aget_type(a);
     hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
     H5T_class_t cls = ftype >= 0 ? H5Tget_class(ftype) : H5T_NO_CLASS;
     int rc = STORQ_OK;
     if (count < 1 || (cls != H5T_INTEGER && cls != H5T_FLOAT)) {
-        rc = h5u_fail(err, loc, "attribute '%s' is not a number", name);
+        rc = storq_h5u_fail(err, loc, "attribute '%s' is not a number", name);
     } else {
         unsigned char *all = malloc((size_t)count * elsize);
         if (!all || H5Aread(a, mtype, all) < 0) {
-            rc = h5u_fail(err, loc, "cannot read attribute '%s'", name);
+            rc = storq_h5u_fail(err, loc, "cannot read attribute '%s'", name);
         } else {
             size_t k = (size_t)count < max ? (size_t)count : max;
             memcpy(buf, all, k * elsize);
@@ -376,46 +377,46 @@ static int read_attr_numbers(hid_t loc, const char *name, hid_t mtype, void *buf
         }
         free(all);
     }
-    h5u_close_type(&ftype);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
     H5Aclose(a);
     return rc;
 }
 
-int h5u_read_attr_f64(hid_t loc, const char *name, double *out, storq_error *err)
+int storq_h5u_read_attr_f64(hid_t loc, const char *name, double *out, storq_error *err)
 {
     size_t n;
     return read_attr_numbers(loc, name, H5T_NATIVE_DOUBLE, out, sizeof *out, 1, &n, err);
 }
 
-int h5u_read_attr_u64(hid_t loc, const char *name, uint64_t *out, storq_error *err)
+int storq_h5u_read_attr_u64(hid_t loc, const char *name, uint64_t *out, storq_error *err)
 {
     size_t n;
     return read_attr_numbers(loc, name, H5T_NATIVE_UINT64, out, sizeof *out, 1, &n, err);
 }
 
-int h5u_read_attr_i32_array(hid_t loc, const char *name, int32_t *out, size_t max, size_t *n,
-                            storq_error *err)
+int storq_h5u_read_attr_i32_array(hid_t loc, const char *name, int32_t *out, size_t max,
+                                  size_t *n, storq_error *err)
 {
     return read_attr_numbers(loc, name, H5T_NATIVE_INT32, out, sizeof *out, max, n, err);
 }
 
-int h5u_read_string(hid_t loc, const char *name, char **out, storq_error *err)
+int storq_h5u_read_string(hid_t loc, const char *name, char **out, storq_error *err)
 {
     *out = NULL;
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (d < 0)
-        return h5u_fail(err, loc, "cannot open dataset '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot open dataset '%s'", name);
     hid_t ftype = H5Dget_type(d), mtype = -1, space = H5Dget_space(d);
     int rc = STORQ_OK;
     if (ftype < 0 || H5Tget_class(ftype) != H5T_STRING ||
         H5Sget_simple_extent_npoints(space) != 1) {
-        rc = h5u_fail(err, loc, "dataset '%s' is not a single string", name);
+        rc = storq_h5u_fail(err, loc, "dataset '%s' is not a single string", name);
     } else if (H5Tis_variable_str(ftype) > 0) {
         char *raw = NULL;
-        mtype = h5u_vlen_string_type();
+        mtype = vlen_string_type();
         if (H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, &raw) < 0) {
-            rc = h5u_fail(err, loc, "cannot read dataset '%s'", name);
+            rc = storq_h5u_fail(err, loc, "cannot read dataset '%s'", name);
         } else {
             *out = strdup(raw ? raw : "");
             H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, &raw);
@@ -428,14 +429,14 @@ int h5u_read_string(hid_t loc, const char *name, char **out, storq_error *err)
         if (*out && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) < 0) {
             free(*out);
             *out = NULL;
-            rc = h5u_fail(err, loc, "cannot read dataset '%s'", name);
+            rc = storq_h5u_fail(err, loc, "cannot read dataset '%s'", name);
         }
     }
     if (rc == STORQ_OK && !*out)
         rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory reading dataset '%s'", name);
-    h5u_close_type(&mtype);
-    h5u_close_type(&ftype);
-    h5u_close_space(&space);
+    storq_h5u_close_type(&mtype);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
     H5Dclose(d);
     return rc;
 }
@@ -447,38 +448,38 @@ static int read_numbers(hid_t loc, const char *name, hid_t mtype, size_t elsize,
     *n = 0;
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (d < 0)
-        return h5u_fail(err, loc, "cannot open dataset '%s'", name);
+        return storq_h5u_fail(err, loc, "cannot open dataset '%s'", name);
     hid_t space = H5Dget_space(d);
     hssize_t count = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
     int rc = STORQ_OK;
     void *buf = count >= 0 ? malloc(((size_t)count + 1) * elsize) : NULL;
     if (!buf) {
-        rc = h5u_fail(err, loc, "cannot size dataset '%s'", name);
+        rc = storq_h5u_fail(err, loc, "cannot size dataset '%s'", name);
     } else if (count > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
         free(buf);
         buf = NULL;
-        rc = h5u_fail(err, loc, "cannot read dataset '%s' as numbers", name);
+        rc = storq_h5u_fail(err, loc, "cannot read dataset '%s' as numbers", name);
     }
     *out = buf;
     *n = buf ? (size_t)count : 0;
-    h5u_close_space(&space);
+    storq_h5u_close_space(&space);
     H5Dclose(d);
     return rc;
 }
 
-int h5u_read_f64(hid_t loc, const char *name, double **out, size_t *n, storq_error *err)
+int storq_h5u_read_f64(hid_t loc, const char *name, double **out, size_t *n, storq_error *err)
 {
     return read_numbers(loc, name, H5T_NATIVE_DOUBLE, sizeof **out, (void **)out, n, err);
 }
 
-int h5u_read_u64_scalar(hid_t loc, const char *name, uint64_t *out, storq_error *err)
+int storq_h5u_read_u64_scalar(hid_t loc, const char *name, uint64_t *out, storq_error *err)
 {
     uint64_t *buf;
     size_t n;
     STORQ_TRY(read_numbers(loc, name, H5T_NATIVE_UINT64, sizeof *buf, (void **)&buf, &n, err));
     int rc = STORQ_OK;
     if (n != 1)
-        rc = h5u_fail(err, loc, "dataset '%s' holds %zu values, not 1", name, n);
+        rc = storq_h5u_fail(err, loc, "dataset '%s' holds %zu values, not 1", name, n);
     else
         *out = buf[0];
     free(buf);
@@ -529,24 +530,24 @@ static int creation_order_indexed(hid_t loc)
     return (flags & H5P_CRT_ORDER_INDEXED) != 0;
 }
 
-int h5u_list_links(hid_t loc, char ***names, size_t *n, storq_error *err)
+int storq_h5u_list_links(hid_t loc, char ***names, size_t *n, storq_error *err)
 {
     name_list list = {0};
     H5_index_t index = creation_order_indexed(loc) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
     hsize_t pos = 0;
     herr_t rc = H5Literate(loc, index, H5_ITER_INC, &pos, collect_name, &list);
     if (rc < 0 || list.failed) {
-        h5u_free_names(list.names, list.n);
+        storq_h5u_free_names(list.names, list.n);
         *names = NULL;
         *n = 0;
-        return h5u_fail(err, loc, "cannot list the members of the group");
+        return storq_h5u_fail(err, loc, "cannot list the members of the group");
     }
     *names = list.names;
     *n = list.n;
     return STORQ_OK;
 }
 
-void h5u_free_names(char **names, size_t n)
+void storq_h5u_free_names(char **names, size_t n)
 {
     if (!names)
         return;

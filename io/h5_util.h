@@ -1,6 +1,6 @@
-/* Small HDF5 helpers shared by the results writer and `storq info`: typed attributes and datasets,
- * and error messages that name the file and the object. Every function returns STORQ_OK, or
- * STORQ_ERR_RUNTIME with err set to "'FILE', object '/PATH': what failed (HDF5: detail)". */
+/* Small HDF5 helpers shared by the io files: typed attributes and datasets, and error messages
+ * that name the file and the object. Every function returns STORQ_OK, or STORQ_ERR_RUNTIME with
+ * err set to "'FILE', object '/PATH': what failed (HDF5: detail)". */
 #ifndef STORQ_H5_UTIL_H
 #define STORQ_H5_UTIL_H
 
@@ -11,68 +11,66 @@
 #include "error.h"
 
 /* Silence HDF5's own error printing: storq reports one message of its own. */
-void h5u_quiet(void);
+void storq_h5u_quiet(void);
 
 /* Record an HDF5 failure at loc (any open object of the file) with printf-style wording. */
-int h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
+int storq_h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The same for a file that is not open (e.g. H5Fcreate or H5Fopen failed). */
-int h5u_fail_file(storq_error *err, const char *path, const char *fmt, ...)
+int storq_h5u_fail_file(storq_error *err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Close helpers that accept negative ids, so cleanup paths stay short. */
-void h5u_close_group(hid_t *id);
-void h5u_close_dataset(hid_t *id);
-void h5u_close_type(hid_t *id);
-void h5u_close_space(hid_t *id);
-
-/* A variable-length UTF-8 string type (caller closes). */
-hid_t h5u_vlen_string_type(void);
+void storq_h5u_close_group(hid_t *id);
+void storq_h5u_close_dataset(hid_t *id);
+void storq_h5u_close_type(hid_t *id);
+void storq_h5u_close_space(hid_t *id);
 
 /* Create a group whose links remember their creation order (so readers list observables in the
  * order the model declared them). */
-int h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
+int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
 
 /* Attributes on loc. */
-int h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);
-int h5u_attr_strings(hid_t loc, const char *name, const char *const *values, size_t n,
-                     storq_error *err);
-int h5u_attr_f64(hid_t loc, const char *name, double value, storq_error *err);
-int h5u_attr_u64(hid_t loc, const char *name, uint64_t value, storq_error *err);
-int h5u_attr_i64(hid_t loc, const char *name, int64_t value, storq_error *err);
-int h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values, size_t n,
-                       storq_error *err);
+int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);
+int storq_h5u_attr_strings(hid_t loc, const char *name, const char *const *values, size_t n,
+                           storq_error *err);
+int storq_h5u_attr_f64(hid_t loc, const char *name, double value, storq_error *err);
+int storq_h5u_attr_u64(hid_t loc, const char *name, uint64_t value, storq_error *err);
+int storq_h5u_attr_i64(hid_t loc, const char *name, int64_t value, storq_error *err);
+int storq_h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values, size_t n,
+                             storq_error *err);
 
 /* Datasets under loc: rank 0 (scalar) when ndims == 0, else the given shape. */
-int h5u_write_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
-                  const double *data, storq_error *err);
-int h5u_write_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
-                  const uint64_t *data, storq_error *err);
-int h5u_write_string(hid_t loc, const char *name, const char *text, storq_error *err);
+int storq_h5u_write_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                        const double *data, storq_error *err);
+int storq_h5u_write_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                        const uint64_t *data, storq_error *err);
+int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_error *err);
 
 /* Readers. Missing objects are errors too; use H5Aexists / H5Lexists first where optional. */
-int h5u_read_attr_string(hid_t loc, const char *name, char **out, storq_error *err); /* free() */
-/* Every string of a string attribute (scalar or 1-D); free with h5u_free_names(). */
-int h5u_read_attr_string_array(hid_t loc, const char *name, char ***out, size_t *n,
-                               storq_error *err);
-int h5u_read_attr_f64(hid_t loc, const char *name, double *out, storq_error *err);
-int h5u_read_attr_u64(hid_t loc, const char *name, uint64_t *out, storq_error *err);
+/* A string attribute, as text to free(). */
+int storq_h5u_read_attr_string(hid_t loc, const char *name, char **out, storq_error *err);
+/* Every string of a string attribute (scalar or 1-D); free with storq_h5u_free_names(). */
+int storq_h5u_read_attr_string_array(hid_t loc, const char *name, char ***out, size_t *n,
+                                     storq_error *err);
+int storq_h5u_read_attr_f64(hid_t loc, const char *name, double *out, storq_error *err);
+int storq_h5u_read_attr_u64(hid_t loc, const char *name, uint64_t *out, storq_error *err);
 /* Up to max int32 values of a numeric attribute; *n gets the element count stored. */
-int h5u_read_attr_i32_array(hid_t loc, const char *name, int32_t *out, size_t max, size_t *n,
-                            storq_error *err);
+int storq_h5u_read_attr_i32_array(hid_t loc, const char *name, int32_t *out, size_t max,
+                                  size_t *n, storq_error *err);
 /* A whole string dataset (scalar), as text to free(). */
-int h5u_read_string(hid_t loc, const char *name, char **out, storq_error *err);
+int storq_h5u_read_string(hid_t loc, const char *name, char **out, storq_error *err);
 /* A whole numeric dataset as doubles (malloc'd, free()); *n gets the element count. */
-int h5u_read_f64(hid_t loc, const char *name, double **out, size_t *n, storq_error *err);
-int h5u_read_u64_scalar(hid_t loc, const char *name, uint64_t *out, storq_error *err);
+int storq_h5u_read_f64(hid_t loc, const char *name, double **out, size_t *n, storq_error *err);
+int storq_h5u_read_u64_scalar(hid_t loc, const char *name, uint64_t *out, storq_error *err);
 
 /* 1 when the attribute exists, 0 when not (no error is recorded either way). */
-int h5u_has_attr(hid_t loc, const char *name);
+int storq_h5u_has_attr(hid_t loc, const char *name);
 /* 1 when the link exists (its parent groups too), 0 otherwise. */
-int h5u_has_link(hid_t loc, const char *path);
+int storq_h5u_has_link(hid_t loc, const char *path);
 
 /* The names of loc's direct links in creation order when tracked, else by name. */
-int h5u_list_links(hid_t loc, char ***names, size_t *n, storq_error *err);
-void h5u_free_names(char **names, size_t n);
+int storq_h5u_list_links(hid_t loc, char ***names, size_t *n, storq_error *err);
+void storq_h5u_free_names(char **names, size_t n);
 
 #endif

@@ -1,4 +1,4 @@
-/* The results file, schema version 1 (docs/hdf5-schema.md). One process (rank 0) writes it with the
+/* The results file (docs/hdf5-schema.md, io/schema.h). One process (rank 0) writes it with the
  * default sec2 driver. Everything goes to NAME.partial; finish() renames it, so a file under the
  * final name is always complete. Points are flushed as they finish so --resume can skip them. */
 #include "h5_writer.h"
@@ -14,6 +14,7 @@
 #include "h5_run.h"
 #include "h5_util.h"
 #include "partial_file.h"
+#include "schema.h"
 #include "storq_version.h"
 
 struct storq_h5_file {
@@ -24,10 +25,6 @@ struct storq_h5_file {
     size_t nparams;
 };
 
-/* Attribute names a point group uses itself: a parameter may not take one of them. */
-static const char *const reserved_names[] = {"point", "model", "status", "replications",
-                                             "wall_seconds", "events", NULL};
-
 static storq_h5_file *new_handle(const char *final_path, const storq_model *model,
                                  storq_error *err)
 {
@@ -35,7 +32,7 @@ static storq_h5_file *new_handle(const char *final_path, const storq_model *mode
     if (f) {
         f->file = -1;
         f->final_path = strdup(final_path);
-        f->partial_path = partial_file_name(final_path);
+        f->partial_path = storq_partial_name(final_path);
     }
     if (!f || !f->final_path || !f->partial_path) {
         storq_h5_close(&f);
@@ -63,7 +60,7 @@ void storq_h5_close(storq_h5_file **pf)
 static int check_param_names(const storq_model *model, storq_error *err)
 {
     for (const storq_param_def *d = model->params; d->name; d++)
-        for (const char *const *r = reserved_names; *r; r++)
+        for (const char *const *r = storq_schema_point_names; *r; r++)
             if (strcmp(d->name, *r) == 0)
                 return storq_fail(err, STORQ_ERR_RUNTIME,
                                   "model '%s': parameter name '%s' is reserved in the results file",
@@ -87,38 +84,40 @@ static int write_task_attrs(hid_t file, const storq_run_meta *meta, storq_error 
 {
     if (meta->task_count <= 1)
         return STORQ_OK;
-    STORQ_TRY(h5u_attr_u64(file, "task_index", meta->task_index, err));
-    return h5u_attr_u64(file, "task_count", meta->task_count, err);
+    STORQ_TRY(storq_h5u_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_INDEX, meta->task_index, err));
+    return storq_h5u_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_COUNT, meta->task_count, err);
 }
 
 static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_model *model,
                             storq_error *err)
 {
-    const int32_t version[2] = {STORQ_FORMAT_MAJOR, meta->task_count > 1 ? 1 : 0};
+    int32_t version[2];
+    storq_schema_version(meta->task_count, version);
     char created[32], host[256] = "";
     iso8601_now(created, sizeof created);
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown");
-    STORQ_TRY(h5u_attr_string(file, "format", "storq", err));
-    STORQ_TRY(h5u_attr_i32_array(file, "format_version", version, 2, err));
-    STORQ_TRY(h5u_attr_string(file, "storq_version", STORQ_VERSION, err));
-    STORQ_TRY(h5u_attr_string(file, "git_commit", STORQ_GIT_COMMIT, err));
-    STORQ_TRY(h5u_attr_string(file, "command_line", meta->command_line, err));
-    STORQ_TRY(h5u_attr_string(file, "created", created, err));
-    STORQ_TRY(h5u_attr_string(file, "hostname", host, err));
-    STORQ_TRY(h5u_attr_i64(file, "mpi_ranks", meta->mpi_ranks, err));
-    STORQ_TRY(h5u_attr_i64(file, "omp_threads", meta->omp_threads, err));
-    STORQ_TRY(h5u_attr_u64(file, "seed", meta->seed, err));
-    STORQ_TRY(h5u_attr_string(file, "model", model->name, err));
-    STORQ_TRY(h5u_attr_u64(file, "replications", meta->replications, err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_FORMAT, STORQ_SCHEMA_FORMAT, err));
+    STORQ_TRY(storq_h5u_attr_i32_array(file, STORQ_SCHEMA_ATTR_VERSION, version, 2, err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_STORQ_VERSION, STORQ_VERSION, err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_GIT_COMMIT, STORQ_GIT_COMMIT, err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_COMMAND_LINE, meta->command_line,
+                                    err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_CREATED, created, err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_HOSTNAME, host, err));
+    STORQ_TRY(storq_h5u_attr_i64(file, STORQ_SCHEMA_ATTR_MPI_RANKS, meta->mpi_ranks, err));
+    STORQ_TRY(storq_h5u_attr_i64(file, STORQ_SCHEMA_ATTR_OMP_THREADS, meta->omp_threads, err));
+    STORQ_TRY(storq_h5u_attr_u64(file, STORQ_SCHEMA_ATTR_SEED, meta->seed, err));
+    STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_MODEL, model->name, err));
+    STORQ_TRY(storq_h5u_attr_u64(file, STORQ_SCHEMA_ATTR_REPLICATIONS, meta->replications, err));
     return write_task_attrs(file, meta, err);
 }
 
 static int write_config(hid_t file, const char *text, storq_error *err)
 {
     hid_t run;
-    STORQ_TRY(h5u_create_group(file, "run", &run, err));
-    int rc = h5u_write_string(run, "config", text, err);
+    STORQ_TRY(storq_h5u_create_group(file, STORQ_SCHEMA_RUN, &run, err));
+    int rc = storq_h5u_write_string(run, STORQ_SCHEMA_CONFIG, text, err);
     H5Gclose(run);
     return rc;
 }
@@ -133,8 +132,8 @@ typedef struct index_layout {
 
 static void index_layout_free(index_layout *l)
 {
-    h5u_close_type(&l->ftype);
-    h5u_close_type(&l->mtype);
+    storq_h5u_close_type(&l->ftype);
+    storq_h5u_close_type(&l->mtype);
     free(l->offsets);
     l->offsets = NULL;
 }
@@ -183,7 +182,7 @@ static int index_layout_build(index_layout *l, hid_t file, const storq_model *mo
     l->ftype = H5Tcreate(H5T_COMPOUND, total);
     l->mtype = H5Tcreate(H5T_COMPOUND, total);
     int bad = l->ftype < 0 || l->mtype < 0 ||
-              insert_field(l, "point", 0, H5T_STD_U64LE, H5T_NATIVE_UINT64) < 0;
+              insert_field(l, STORQ_SCHEMA_INDEX_POINT, 0, H5T_STD_U64LE, H5T_NATIVE_UINT64) < 0;
     for (size_t i = 0; i < nparams && !bad; i++) {
         const storq_param_def *d = &model->params[i];
         if (d->type == STORQ_PARAM_INT) {
@@ -195,12 +194,12 @@ static int index_layout_build(index_layout *l, hid_t file, const storq_model *mo
             bad = s < 0 || H5Tset_size(s, sizes[i]) < 0 ||
                   H5Tset_strpad(s, H5T_STR_NULLTERM) < 0 ||
                   insert_field(l, d->name, l->offsets[i], s, s) < 0;
-            h5u_close_type(&s);
+            storq_h5u_close_type(&s);
         }
     }
     free(sizes);
     if (bad)
-        return h5u_fail(err, file, "cannot build the type of /points/index");
+        return storq_h5u_fail(err, file, "cannot build the type of /points/index");
     return STORQ_OK;
 }
 
@@ -235,7 +234,7 @@ static int write_index_units(hid_t dset, const storq_model *model, size_t nparam
     units[0] = ""; /* the point id */
     for (size_t i = 0; i < nparams; i++)
         units[i + 1] = model->params[i].unit ? model->params[i].unit : "";
-    int rc = h5u_attr_strings(dset, "units", units, nparams + 1, err);
+    int rc = storq_h5u_attr_strings(dset, STORQ_SCHEMA_INDEX_UNITS, units, nparams + 1, err);
     free(units);
     return rc;
 }
@@ -258,16 +257,16 @@ static int write_index(hid_t points_group, const storq_model *model, size_t npar
     hsize_t dims[1] = {npoints};
     hid_t space = H5Screate_simple(1, dims, NULL);
     hid_t d = space < 0 ? -1
-                        : H5Dcreate2(points_group, "index", l.ftype, space, H5P_DEFAULT,
-                                     H5P_DEFAULT, H5P_DEFAULT);
+                        : H5Dcreate2(points_group, STORQ_SCHEMA_INDEX, l.ftype, space,
+                                     H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (d < 0)
-        rc = h5u_fail(err, points_group, "cannot create dataset 'index'");
+        rc = storq_h5u_fail(err, points_group, "cannot create dataset '" STORQ_SCHEMA_INDEX "'");
     else if (npoints > 0 && H5Dwrite(d, l.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
-        rc = h5u_fail(err, points_group, "cannot write dataset 'index'");
+        rc = storq_h5u_fail(err, points_group, "cannot write dataset '" STORQ_SCHEMA_INDEX "'");
     else
         rc = write_index_units(d, model, nparams, err);
-    h5u_close_dataset(&d);
-    h5u_close_space(&space);
+    storq_h5u_close_dataset(&d);
+    storq_h5u_close_space(&space);
     free(rows);
     index_layout_free(&l);
     return rc;
@@ -280,11 +279,11 @@ static int write_file_header(hid_t file, const storq_run_meta *meta, const storq
     STORQ_TRY(write_root_attrs(file, meta, model, err));
     STORQ_TRY(write_config(file, meta->config_text, err));
     hid_t g;
-    STORQ_TRY(h5u_create_group(file, "points", &g, err));
+    STORQ_TRY(storq_h5u_create_group(file, STORQ_SCHEMA_POINTS, &g, err));
     int rc = write_index(g, model, nparams, points, npoints, err);
     H5Gclose(g);
     if (rc == STORQ_OK && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
-        rc = h5u_fail(err, file, "cannot flush the file");
+        rc = storq_h5u_fail(err, file, "cannot flush the file");
     return rc;
 }
 
@@ -293,19 +292,19 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
                     storq_error *err)
 {
     *out = NULL;
-    h5u_quiet();
+    storq_h5u_quiet();
     STORQ_TRY(check_param_names(model, err));
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
         return err->code;
-    int rc = partial_file_create(final_path, f->partial_path, "--output", err);
+    int rc = storq_partial_create(final_path, f->partial_path, "--output", err);
     if (rc) {
         storq_h5_close(&f);
         return rc;
     }
     f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f->file < 0)
-        rc = h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
+        rc = storq_h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
     else
         rc = write_file_header(f->file, meta, model, f->nparams, points, npoints, err);
     if (rc) {
@@ -326,19 +325,19 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
 static int write_point_attrs(hid_t g, const storq_h5_file *f, const storq_params *params,
                              const storq_point_result *res, double wall_seconds, storq_error *err)
 {
-    STORQ_TRY(h5u_attr_string(g, "model", f->model->name, err));
-    STORQ_TRY(h5u_attr_u64(g, "replications", res->replications, err));
-    STORQ_TRY(h5u_attr_f64(g, "wall_seconds", wall_seconds, err));
-    STORQ_TRY(h5u_attr_u64(g, "events", res->events, err));
+    STORQ_TRY(storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_MODEL, f->model->name, err));
+    STORQ_TRY(storq_h5u_attr_u64(g, STORQ_SCHEMA_ATTR_REPLICATIONS, res->replications, err));
+    STORQ_TRY(storq_h5u_attr_f64(g, STORQ_SCHEMA_ATTR_WALL_SECONDS, wall_seconds, err));
+    STORQ_TRY(storq_h5u_attr_u64(g, STORQ_SCHEMA_ATTR_EVENTS, res->events, err));
     for (size_t i = 0; i < f->nparams; i++) {
         const storq_param_def *d = &f->model->params[i];
         const storq_param_value *v = &params->v[i];
         if (d->type == STORQ_PARAM_INT)
-            STORQ_TRY(h5u_attr_i64(g, d->name, v->i, err));
+            STORQ_TRY(storq_h5u_attr_i64(g, d->name, v->i, err));
         else if (d->type == STORQ_PARAM_REAL)
-            STORQ_TRY(h5u_attr_f64(g, d->name, v->r, err));
+            STORQ_TRY(storq_h5u_attr_f64(g, d->name, v->r, err));
         else
-            STORQ_TRY(h5u_attr_string(g, d->name, v->s, err));
+            STORQ_TRY(storq_h5u_attr_string(g, d->name, v->s, err));
     }
     return STORQ_OK;
 }
@@ -376,20 +375,20 @@ static int write_summary(hid_t g, const storq_obs_def *def, const storq_summary 
     hsize_t dims[2];
     int nd = value_shape(def, dims);
     size_t off = def->value_offset;
-    STORQ_TRY(h5u_write_f64(g, "mean", nd, dims, s->mean + off, err));
-    STORQ_TRY(h5u_write_f64(g, "stderr", nd, dims, s->stderr_ + off, err));
-    STORQ_TRY(h5u_write_f64(g, "ci95", nd, dims, s->ci95 + off, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "mean", nd, dims, s->mean + off, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "stderr", nd, dims, s->stderr_ + off, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "ci95", nd, dims, s->ci95 + off, err));
     return STORQ_OK;
 }
 
 static int write_axis(hid_t g, const storq_obs_def *def, storq_error *err)
 {
     hsize_t rows = def->cols > 1 ? def->length / def->cols : def->length;
-    STORQ_TRY(h5u_write_f64(g, "axis", 1, &rows, def->axis, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "axis", 1, &rows, def->axis, err));
     hid_t d = H5Dopen2(g, "axis", H5P_DEFAULT);
     if (d < 0)
-        return h5u_fail(err, g, "cannot open dataset 'axis'");
-    int rc = h5u_attr_string(d, "name", def->axis_name, err);
+        return storq_h5u_fail(err, g, "cannot open dataset 'axis'");
+    int rc = storq_h5u_attr_string(d, "name", def->axis_name, err);
     H5Dclose(d);
     return rc;
 }
@@ -420,23 +419,23 @@ static int write_histogram(hid_t g, const storq_obs_def *def, const storq_point_
         return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing histogram '%s'",
                           def->name);
     storq_hist_edges(def, edges);
-    int rc = h5u_write_u64(g, "counts", 1, &nb, c + 1, err);
+    int rc = storq_h5u_write_u64(g, "counts", 1, &nb, c + 1, err);
     if (!rc)
-        rc = h5u_write_f64(g, "bin_edges", 1, &ne, edges, err);
+        rc = storq_h5u_write_f64(g, "bin_edges", 1, &ne, edges, err);
     free(edges);
     STORQ_TRY(rc);
-    STORQ_TRY(h5u_write_u64(g, "underflow", 0, NULL, &c[0], err));
-    STORQ_TRY(h5u_write_u64(g, "overflow", 0, NULL, &c[def->nbins + 1], err));
-    STORQ_TRY(h5u_write_u64(g, "count", 0, NULL, &count, err));
-    STORQ_TRY(h5u_write_f64(g, "sum", 0, NULL, &sum, err));
-    STORQ_TRY(h5u_write_f64(g, "min", 0, NULL, &min, err));
-    STORQ_TRY(h5u_write_f64(g, "max", 0, NULL, &max, err));
-    STORQ_TRY(h5u_write_f64(g, "mean", 0, NULL, &mean, err));
+    STORQ_TRY(storq_h5u_write_u64(g, "underflow", 0, NULL, &c[0], err));
+    STORQ_TRY(storq_h5u_write_u64(g, "overflow", 0, NULL, &c[def->nbins + 1], err));
+    STORQ_TRY(storq_h5u_write_u64(g, "count", 0, NULL, &count, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "sum", 0, NULL, &sum, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "min", 0, NULL, &min, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "max", 0, NULL, &max, err));
+    STORQ_TRY(storq_h5u_write_f64(g, "mean", 0, NULL, &mean, err));
     if (def->hist_kind == STORQ_HIST_LOGLIN) {
-        STORQ_TRY(h5u_attr_string(g, "histogram_kind", "log-linear", err));
-        STORQ_TRY(h5u_attr_f64(g, "relative_resolution", ldexp(1.0, -def->sub_bits), err));
+        STORQ_TRY(storq_h5u_attr_string(g, "histogram_kind", "log-linear", err));
+        STORQ_TRY(storq_h5u_attr_f64(g, "relative_resolution", ldexp(1.0, -def->sub_bits), err));
     } else {
-        STORQ_TRY(h5u_attr_string(g, "histogram_kind", "integer", err));
+        STORQ_TRY(storq_h5u_attr_string(g, "histogram_kind", "integer", err));
     }
     return STORQ_OK;
 }
@@ -445,12 +444,12 @@ static int write_observable(hid_t parent, const storq_obs_def *def, const storq_
                             const storq_summary *s, storq_error *err)
 {
     hid_t g;
-    STORQ_TRY(h5u_create_group(parent, def->name, &g, err));
-    int rc = h5u_attr_string(g, "kind", kind_name(def->kind), err);
+    STORQ_TRY(storq_h5u_create_group(parent, def->name, &g, err));
+    int rc = storq_h5u_attr_string(g, "kind", kind_name(def->kind), err);
     if (!rc)
-        rc = h5u_attr_string(g, "unit", def->unit, err);
+        rc = storq_h5u_attr_string(g, "unit", def->unit, err);
     if (!rc)
-        rc = h5u_attr_string(g, "description", def->desc, err);
+        rc = storq_h5u_attr_string(g, "description", def->desc, err);
     if (!rc && def->kind == STORQ_OBS_HIST)
         rc = write_histogram(g, def, res, err);
     else if (!rc)
@@ -474,7 +473,7 @@ static int write_replication_values(hid_t parent, const storq_obs_def *def,
                           def->name);
     for (size_t r = 0; r < R; r++)
         memcpy(buf + r * len, res->values + r * nv + def->value_offset, len * sizeof *buf);
-    int rc = h5u_write_f64(parent, def->name, nd, dims, buf, err);
+    int rc = storq_h5u_write_f64(parent, def->name, nd, dims, buf, err);
     free(buf);
     return rc;
 }
@@ -483,32 +482,32 @@ static int write_observables(hid_t point, const storq_point_result *res, const s
                              storq_error *err)
 {
     hid_t obs = -1, reps = -1;
-    int rc = h5u_create_group(point, "observables", &obs, err);
+    int rc = storq_h5u_create_group(point, STORQ_SCHEMA_OBSERVABLES, &obs, err);
     if (!rc)
-        rc = h5u_create_group(point, "replications", &reps, err);
+        rc = storq_h5u_create_group(point, STORQ_SCHEMA_REPLICATIONS, &reps, err);
     for (size_t i = 0; !rc && i < res->schema->ndefs; i++) {
         const storq_obs_def *def = &res->schema->defs[i];
         rc = write_observable(obs, def, res, s, err);
         if (!rc)
             rc = write_replication_values(reps, def, res, err);
     }
-    h5u_close_group(&obs);
-    h5u_close_group(&reps);
+    storq_h5u_close_group(&obs);
+    storq_h5u_close_group(&reps);
     return rc;
 }
 
 static int write_array(hid_t g, const storq_array *a, storq_error *err)
 {
     hsize_t len = a->len;
-    STORQ_TRY(h5u_write_f64(g, a->name, 1, &len, a->len ? a->data : NULL, err));
+    STORQ_TRY(storq_h5u_write_f64(g, a->name, 1, &len, a->len ? a->data : NULL, err));
     hid_t d = H5Dopen2(g, a->name, H5P_DEFAULT);
     if (d < 0)
-        return h5u_fail(err, g, "cannot open dataset '%s'", a->name);
-    int rc = h5u_attr_string(d, "unit", a->unit, err);
+        return storq_h5u_fail(err, g, "cannot open dataset '%s'", a->name);
+    int rc = storq_h5u_attr_string(d, "unit", a->unit, err);
     if (!rc)
-        rc = h5u_attr_string(d, "description", a->desc, err);
+        rc = storq_h5u_attr_string(d, "description", a->desc, err);
     if (!rc)
-        rc = h5u_attr_string(d, "grid", a->grid, err);
+        rc = storq_h5u_attr_string(d, "grid", a->grid, err);
     H5Dclose(d);
     return rc;
 }
@@ -517,7 +516,7 @@ static int write_array(hid_t g, const storq_array *a, storq_error *err)
 static int write_arrays(hid_t point, const char *name, const storq_theory *t, storq_error *err)
 {
     hid_t g;
-    STORQ_TRY(h5u_create_group(point, name, &g, err));
+    STORQ_TRY(storq_h5u_create_group(point, name, &g, err));
     int rc = STORQ_OK;
     for (size_t i = 0; t && !rc && i < t->n; i++)
         rc = write_array(g, &t->items[i], err);
@@ -532,10 +531,10 @@ static int write_point_body(hid_t g, const storq_h5_file *f, const storq_params 
 {
     STORQ_TRY(write_point_attrs(g, f, params, res, wall_seconds, err));
     STORQ_TRY(write_observables(g, res, summary, err));
-    STORQ_TRY(write_arrays(g, "theory", theory, err));
-    STORQ_TRY(write_arrays(g, "comparison", comparison, err));
+    STORQ_TRY(write_arrays(g, STORQ_SCHEMA_THEORY, theory, err));
+    STORQ_TRY(write_arrays(g, STORQ_SCHEMA_COMPARISON, comparison, err));
     /* Last: a group without status "complete" is an interrupted write, dropped by --resume. */
-    return h5u_attr_string(g, "status", "complete", err);
+    return storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_STATUS, STORQ_SCHEMA_COMPLETE, err);
 }
 
 int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *params,
@@ -543,17 +542,17 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
                          const storq_theory *theory, const storq_theory *comparison,
                          double wall_seconds, storq_error *err)
 {
-    char name[40];
-    snprintf(name, sizeof name, "/points/%06zu", point_id);
-    if (h5u_has_link(f->file, name))
-        return h5u_fail(err, f->file, "point %zu was already written", point_id);
+    char name[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_point_path(point_id, name, sizeof name);
+    if (storq_h5u_has_link(f->file, name))
+        return storq_h5u_fail(err, f->file, "point %zu was already written", point_id);
     hid_t g;
-    STORQ_TRY(h5u_create_group(f->file, name, &g, err));
+    STORQ_TRY(storq_h5u_create_group(f->file, name, &g, err));
     int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds, err);
     H5Gclose(g);
     STORQ_TRY(rc);
     if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
-        return h5u_fail(err, f->file, "cannot flush point %zu to disk", point_id);
+        return storq_h5u_fail(err, f->file, "cannot flush point %zu to disk", point_id);
     return STORQ_OK;
 }
 
@@ -565,7 +564,7 @@ int storq_h5_finish(storq_h5_file **pf, storq_error *err)
     if (!f || f->file < 0)
         return STORQ_RUNTIME_FAIL(err, "storq_h5_finish: no open results file");
     if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
-        int rc = h5u_fail(err, f->file, "cannot flush the file");
+        int rc = storq_h5u_fail(err, f->file, "cannot flush the file");
         storq_h5_close(pf);
         return rc;
     }
@@ -573,9 +572,9 @@ int storq_h5_finish(storq_h5_file **pf, storq_error *err)
     f->file = -1;
     int rc = STORQ_OK;
     if (closed < 0)
-        rc = h5u_fail_file(err, f->partial_path, "cannot close the file");
+        rc = storq_h5u_fail_file(err, f->partial_path, "cannot close the file");
     else
-        rc = partial_file_commit(f->partial_path, f->final_path, err);
+        rc = storq_partial_commit(f->partial_path, f->final_path, err);
     storq_h5_close(pf);
     return rc;
 }
@@ -591,9 +590,10 @@ static int refuse(storq_error *err, const char *partial, const char *what)
 static int check_same_run(hid_t file, const char *partial, const storq_run_meta *meta,
                           const storq_model *model, size_t npoints, storq_error *err)
 {
-    h5r_run there, here = {.seed = meta->seed, .replications = meta->replications,
-                           .npoints = npoints};
-    STORQ_TRY(h5r_read(file, partial, "--resume", &there, err));
+    storq_h5_run there, here = {.seed = meta->seed, .replications = meta->replications,
+                                .npoints = npoints};
+    STORQ_TRY(storq_schema_check(file, partial, "--resume", STORQ_SCHEMA_READ, NULL, err));
+    STORQ_TRY(storq_h5_run_read(file, &there, err));
     here.model = strdup(model->name);
     here.config = strdup(meta->config_text ? meta->config_text : "");
     char what[512];
@@ -602,17 +602,17 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     int rc = STORQ_OK;
     if (!here.model || !here.config) {
         rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory");
-    } else if (h5r_differ(&there, "there", &here, "here", what, sizeof what)) {
+    } else if (storq_h5_run_differ(&there, "there", &here, "here", what, sizeof what)) {
         rc = refuse(err, partial, what);
     } else if (there.task_count != count || there.task_index != index) {
         char a[64], b[64];
-        h5r_task_text(there.task_index, there.task_count, a, sizeof a);
-        h5r_task_text(index, count, b, sizeof b);
+        storq_h5_run_task_text(there.task_index, there.task_count, a, sizeof a);
+        storq_h5_run_task_text(index, count, b, sizeof b);
         snprintf(what, sizeof what, "%s there, %s here", a, b);
         rc = refuse(err, partial, what);
     }
-    h5r_free(&there);
-    h5r_free(&here);
+    storq_h5_run_free(&there);
+    storq_h5_run_free(&here);
     return rc;
 }
 
@@ -620,7 +620,7 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
                     size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err)
 {
     *out = NULL;
-    h5u_quiet();
+    storq_h5u_quiet();
     memset(done, 0, npoints);
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
@@ -635,18 +635,18 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     if (!rc) {
         f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
         if (f->file < 0)
-            rc = h5u_fail_file(err, f->partial_path,
-                               "cannot open it as HDF5 (damaged?); run without --resume to "
-                               "start over");
+            rc = storq_h5u_fail_file(err, f->partial_path,
+                                     "cannot open it as HDF5 (damaged?); run without --resume "
+                                     "to start over");
     }
     if (!rc)
         rc = check_same_run(f->file, f->partial_path, meta, model, npoints, err);
     if (!rc)
-        rc = h5r_scan_points(f->file, npoints, done, 1, err);
+        rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
     for (size_t p = 0; !rc && p < npoints; p++)
         done[p] = done[p] == 1;
     if (!rc && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
-        rc = h5u_fail(err, f->file, "cannot flush the file");
+        rc = storq_h5u_fail(err, f->file, "cannot flush the file");
     if (rc) {
         memset(done, 0, npoints);
         storq_h5_close(&f);

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *partial_file_name(const char *final_path)
+char *storq_partial_name(const char *final_path)
 {
     size_t len = strlen(final_path);
     char *p = malloc(len + sizeof ".partial");
@@ -19,8 +19,8 @@ char *partial_file_name(const char *final_path)
     return p;
 }
 
-int partial_file_create(const char *final_path, const char *partial, const char *label,
-                        storq_error *err)
+int storq_partial_create(const char *final_path, const char *partial, const char *label,
+                         storq_error *err)
 {
     struct stat st;
     if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -63,7 +63,7 @@ static void fsync_parent_dir(const char *path)
     free(dir);
 }
 
-int partial_file_commit(const char *partial, const char *final_path, storq_error *err)
+int storq_partial_commit(const char *partial, const char *final_path, storq_error *err)
 {
     if (fsync_path(partial, O_RDONLY) != 0)
         return storq_fail(err, STORQ_ERR_RUNTIME, "cannot sync '%s' to disk: %s", partial,

@@ -6,15 +6,15 @@
 #include "error.h"
 
 /* final_path + ".partial" (malloc'd; NULL when out of memory). */
-char *partial_file_name(const char *final_path);
+char *storq_partial_name(const char *final_path);
 
 /* Create partial empty, replacing an old one, so the writer starts from a clean slate. Refuses
  * (usage error, "LABEL: ...") a final_path that is a directory or a place that is not writable:
  * errno says why far more clearly than HDF5's error stack. */
-int partial_file_create(const char *final_path, const char *partial, const char *label,
-                        storq_error *err);
+int storq_partial_create(const char *final_path, const char *partial, const char *label,
+                         storq_error *err);
 
 /* The closed partial file to disk, renamed to final_path, and the rename to disk. */
-int partial_file_commit(const char *partial, const char *final_path, storq_error *err);
+int storq_partial_commit(const char *partial, const char *final_path, storq_error *err);
 
 #endif

@@ -1,3 +1,5 @@
-# Student-t quantiles, histograms, parameters, sweeps.
+# Student-t quantiles, histograms, parameters, sweeps; the text table printer.
 storq_unit_test(test_core test_core.c)
 set_tests_properties(test_core PROPERTIES LABELS "unit" TIMEOUT 30)
+storq_unit_test(test_table test_table.c)
+set_tests_properties(test_table PROPERTIES LABELS "unit" TIMEOUT 30)

@@ -1,7 +1,8 @@
 /* The results writer and `storq info` on a test-only model: the file appears under its final name
  * only when finished, --resume keeps complete points and drops an interrupted one, refuses a
- * different run, and bad paths or foreign files give usage errors. Leaves test_h5_writer.h5 in the
- * working directory (or argv[1]) for the Python schema and package tests. */
+ * different run, bad paths or foreign files give usage errors, and the schema check refuses a
+ * newer minor version only to a merge. Leaves test_h5_writer.h5 in the working directory (or
+ * argv[1]) for the Python schema and package tests. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "h5_info.h"
 #include "h5_writer.h"
+#include "schema.h"
 
 #define NPOINTS 3
 #define REPS 4
@@ -178,8 +181,8 @@ static int has_group(const char *path, const char *group)
     return r > 0;
 }
 
-/* A file with a root attribute format = "storq" and the given format version. */
-static void make_foreign_file(const char *path, const char *format, int major)
+/* A file with a root attribute format (none when NULL) and the given format version. */
+static void make_foreign_file(const char *path, const char *format, int major, int minor)
 {
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     CHECK(file >= 0);
@@ -193,7 +196,7 @@ static void make_foreign_file(const char *path, const char *format, int major)
         H5Sclose(s);
         H5Tclose(t);
         hsize_t two = 2;
-        int32_t v[2] = {major, 0};
+        int32_t v[2] = {major, minor};
         s = H5Screate_simple(1, &two, NULL);
         a = H5Acreate2(file, "format_version", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT);
         H5Awrite(a, H5T_NATIVE_INT32, v);
@@ -206,17 +209,17 @@ static void make_foreign_file(const char *path, const char *format, int major)
 static void test_info_refusals(void)
 {
     storq_error err = {0};
-    make_foreign_file("not_storq.h5", NULL, 0);
+    make_foreign_file("not_storq.h5", NULL, 0, 0);
     CHECK(storq_h5_info("not_storq.h5", stdout, &err) == STORQ_ERR_USAGE);
     CHECK(strstr(err.msg, "not_storq.h5 is not a storq results file") != NULL);
 
     err = (storq_error){0};
-    make_foreign_file("other_format.h5", "openmc", 1);
+    make_foreign_file("other_format.h5", "openmc", 1, 0);
     CHECK(storq_h5_info("other_format.h5", stdout, &err) == STORQ_ERR_USAGE);
     CHECK(strstr(err.msg, "is not a storq results file") != NULL);
 
     err = (storq_error){0};
-    make_foreign_file("future.h5", "storq", 2);
+    make_foreign_file("future.h5", "storq", 2, 0);
     CHECK(storq_h5_info("future.h5", stdout, &err) == STORQ_ERR_USAGE);
     CHECK(strstr(err.msg, "future.h5 has format version 2.0; this storq reads 1.x") != NULL);
     printf("refusal: %s\n", err.msg);
@@ -234,6 +237,44 @@ static void test_info_refusals(void)
     remove("other_format.h5");
     remove("future.h5");
     remove("plain.txt");
+}
+
+/* The one schema check: a newer minor version is read but not merged; point names both ways. */
+static void test_schema(void)
+{
+    storq_error err = {0};
+    storq_schema_info info = {0};
+    hid_t file = -1;
+    make_foreign_file("newer.h5", "storq", 1, 7);
+    CHECK(storq_schema_open("newer.h5", NULL, STORQ_SCHEMA_READ, "busy", &file, &info, &err) ==
+          STORQ_OK);
+    CHECK(file >= 0 && info.major == 1 && info.minor == 7);
+    if (file >= 0)
+        H5Fclose(file);
+    CHECK(storq_schema_open("newer.h5", "merge", STORQ_SCHEMA_MERGE, "busy", &file, &info,
+                            &err) == STORQ_ERR_USAGE);
+    CHECK(file < 0);
+    CHECK(strstr(err.msg, "merge: newer.h5 has format version 1.7; this storq merges files up to "
+                          "1.1") != NULL);
+    err = (storq_error){0};
+    CHECK(storq_schema_open("no_such_file.h5", "merge", STORQ_SCHEMA_READ, "busy", &file, NULL,
+                            &err) == STORQ_ERR_USAGE);
+    CHECK(strstr(err.msg, "merge: cannot read no_such_file.h5: ") != NULL);
+    remove("newer.h5");
+
+    int32_t v[2];
+    storq_schema_version(1, v);
+    CHECK(v[0] == STORQ_SCHEMA_MAJOR && v[1] == 0);
+    storq_schema_version(3, v);
+    CHECK(v[0] == STORQ_SCHEMA_MAJOR && v[1] == STORQ_SCHEMA_MINOR_TASKS);
+    char path[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_point_path(42, path, sizeof path);
+    CHECK(strcmp(path, "/points/000042") == 0);
+    size_t id = 0;
+    CHECK(storq_schema_point_id("000042", &id) == 1 && id == 42);
+    CHECK(storq_schema_point_id("1234567", &id) == 1 && id == 1234567);
+    CHECK(storq_schema_point_id("index", &id) == 0);
+    CHECK(storq_schema_point_id("", &id) == 0);
 }
 
 static void test_bad_output(const storq_run_meta *meta, const storq_params *points)
@@ -394,6 +435,7 @@ int main(int argc, char **argv)
 
     test_info(final);
     test_info_refusals();
+    test_schema();
     test_bad_output(&meta, points);
     free_points(points);
     return check_report("test_h5_writer");

@@ -6,13 +6,15 @@
 #include <string.h>
 
 #include "driver.h"
-#include "h5_writer.h"
+#include "h5_info.h"
+#include "h5_merge.h"
 #include "interrupt.h"
 #include "registry.h"
 #include "report.h"
 #include "args.h"
 #include "run_spec.h"
 #include "storq_version.h"
+#include "table.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -46,12 +48,10 @@ static int usage_error(const char *usage)
 static void print_model(const storq_model *m)
 {
     printf("%s: %s\n\n", m->name, m->summary);
-    int w = 10; /* the name column: wider when a parameter's name is longer */
-    for (const storq_param_def *d = m->params; d->name; d++)
-        if ((int)strlen(d->name) > w)
-            w = (int)strlen(d->name);
-    printf("  %-*s %-7s %-8s %-30s %-10s %s\n", w, "parameter", "type", "default", "accepted",
-           "unit", "meaning");
+    storq_table t;
+    storq_table_init(&t, 6, NULL, "  ");
+    storq_table_header(&t, "parameter", "type", "default", "accepted", "unit", "meaning",
+                       (char *)NULL);
     for (const storq_param_def *d = m->params; d->name; d++) {
         char range[512];
         if (d->laws)
@@ -60,10 +60,17 @@ static void print_model(const storq_model *m)
             snprintf(range, sizeof range, "%s", d->choices ? d->choices : "see the model's page");
         else
             storq_param_describe_range(d, range, sizeof range);
-        const char *type = d->type == STORQ_PARAM_INT ? "int" : d->type == STORQ_PARAM_REAL ? "real" : "string";
-        printf("  %-*s %-7s %-8s %-30s %-10s %s\n", w, d->name, type, d->def ? d->def : "(required)",
-               range, d->unit ? d->unit : "", d->doc ? d->doc : "");
+        storq_table_add(&t, "%s", d->name);
+        storq_table_add(&t, "%s", d->type == STORQ_PARAM_INT    ? "int"
+                                  : d->type == STORQ_PARAM_REAL ? "real"
+                                                                : "string");
+        storq_table_add(&t, "%s", d->def ? d->def : "(required)");
+        storq_table_add(&t, "%s", range);
+        storq_table_add(&t, "%s", d->unit ? d->unit : "");
+        storq_table_add(&t, "%s", d->doc ? d->doc : "");
     }
+    storq_table_print(&t, stdout);
+    storq_table_free(&t);
 }
 
 /* --help after run or theory: the usage, and the parameters of the model named, if any. */
@@ -92,8 +99,14 @@ static int cmd_models(int argc, char **argv)
         print_model(m);
         return 0;
     }
-    for (size_t i = 0; i < n; i++)
-        printf("  %-14s %s\n", models[i]->name, models[i]->summary);
+    storq_table t;
+    storq_table_init(&t, 2, NULL, "  ");
+    for (size_t i = 0; i < n; i++) {
+        storq_table_add(&t, "%s", models[i]->name);
+        storq_table_add(&t, "%s", models[i]->summary);
+    }
+    storq_table_print(&t, stdout);
+    storq_table_free(&t);
     return 0;
 }
 

@@ -3,7 +3,15 @@
 #include <math.h>
 #include <string.h>
 
+#include "table.h"
+
 #define MAX_VECTOR_ROWS 16
+/* Fixed minimum widths keep the columns of one point's tables under those of the next. */
+#define NAME_WIDTH 26
+#define AXIS_WIDTH 10
+#define MEAN_WIDTH 14
+#define CI_WIDTH 12
+#define THEORY_WIDTH 14
 
 void storq_report_params(FILE *out, const storq_params *params)
 {
@@ -15,10 +23,10 @@ void storq_report_params(FILE *out, const storq_params *params)
 
 static const char *unit_or_blank(const char *u) { return u && *u ? u : ""; }
 
-/* The name column: 26 characters, or wider when a scalar's or a comparison's name is longer. */
-static int name_width(const storq_summary *sim, const storq_theory *comparison)
+/* The name column the scalars and the comparisons share (they print apart, vectors between). */
+static size_t name_width(const storq_summary *sim, const storq_theory *comparison)
 {
-    size_t w = 26;
+    size_t w = NAME_WIDTH;
     const storq_observables *obs = sim->schema;
     for (size_t d = 0; d < obs->ndefs; d++)
         if (obs->defs[d].kind == STORQ_OBS_SCALAR && strlen(obs->defs[d].name) > w)
@@ -26,50 +34,87 @@ static int name_width(const storq_summary *sim, const storq_theory *comparison)
     for (size_t i = 0; comparison && i < comparison->n; i++)
         if (comparison->items[i].len == 1 && strlen(comparison->items[i].name) > w)
             w = strlen(comparison->items[i].name);
-    return (int)w;
+    return w;
 }
 
 static void report_scalars(FILE *out, const storq_summary *sim, const storq_theory *theory,
-                           int width)
+                           size_t width)
 {
+    storq_table t;
+    storq_table_init(&t, 5, "l r r r  l", "  ");
+    storq_table_min_width(&t, 0, width);
+    storq_table_min_width(&t, 1, MEAN_WIDTH);
+    storq_table_min_width(&t, 2, CI_WIDTH);
+    storq_table_min_width(&t, 3, THEORY_WIDTH);
+    storq_table_header(&t, "observable", "mean", "ci95", "theory", "unit", (char *)NULL);
     const storq_observables *obs = sim->schema;
-    int header = 0;
     for (size_t d = 0; d < obs->ndefs; d++) {
         const storq_obs_def *def = &obs->defs[d];
         if (def->kind != STORQ_OBS_SCALAR)
             continue;
-        if (!header) {
-            fprintf(out, "  %-*s %14s %12s %14s  %s\n", width, "observable", "mean", "ci95",
-                    "theory", "unit");
-            header = 1;
-        }
-        const storq_array *t = storq_theory_find(theory, def->name);
-        char th[32] = "";
-        if (t && t->len == 1)
-            snprintf(th, sizeof th, "%.6g", t->data[0]);
+        const storq_array *th = storq_theory_find(theory, def->name);
         size_t j = def->value_offset;
-        fprintf(out, "  %-*s %14.6g %12.3g %14s  %s\n", width, def->name, sim->mean[j], sim->ci95[j], th,
-                unit_or_blank(def->unit));
+        storq_table_add(&t, "%s", def->name);
+        storq_table_add(&t, "%.6g", sim->mean[j]);
+        storq_table_add(&t, "%.3g", sim->ci95[j]);
+        if (th && th->len == 1)
+            storq_table_add(&t, "%.6g", th->data[0]);
+        else
+            storq_table_add(&t, "%s", "");
+        storq_table_add(&t, "%s", unit_or_blank(def->unit));
     }
+    if (storq_table_rows(&t) > 0)
+        storq_table_print(&t, out);
+    storq_table_free(&t);
 }
 
 static void report_vector(FILE *out, const storq_obs_def *def, const storq_summary *sim,
                           const storq_array *t)
 {
-    fprintf(out, "  %s (%s): %s\n", def->name, def->desc, t ? "simulation beside theory" : "simulation");
-    fprintf(out, "  %10s %14s %12s %14s\n", def->axis_name[0] ? def->axis_name : "index",
-            "mean", "ci95", t ? "theory" : "");
+    storq_table v;
+    storq_table_init(&v, 4, "r r r r", "  ");
+    storq_table_min_width(&v, 0, AXIS_WIDTH);
+    storq_table_min_width(&v, 1, MEAN_WIDTH);
+    storq_table_min_width(&v, 2, CI_WIDTH);
+    storq_table_min_width(&v, 3, THEORY_WIDTH);
+    storq_table_title(&v, "  %s (%s): %s", def->name, def->desc,
+                      t ? "simulation beside theory" : "simulation");
+    storq_table_header(&v, def->axis_name[0] ? def->axis_name : "index", "mean", "ci95",
+                       t ? "theory" : "", (char *)NULL);
     for (size_t i = 0; i < def->length && i < MAX_VECTOR_ROWS; i++) {
         double m = sim->mean[def->value_offset + i];
         double th = t && i < t->len ? t->data[i] : NAN;
         if (i > 1 && fabs(m) < 1e-6 && (!t || fabs(th) < 1e-6))
             break;
-        char ax[32], ths[32] = "";
-        snprintf(ax, sizeof ax, "%g", def->axis ? def->axis[i] : (double)i);
+        storq_table_add(&v, "%g", def->axis ? def->axis[i] : (double)i);
+        storq_table_add(&v, "%.6g", m);
+        storq_table_add(&v, "%.3g", sim->ci95[def->value_offset + i]);
         if (t)
-            snprintf(ths, sizeof ths, "%.6g", th);
-        fprintf(out, "  %10s %14.6g %12.3g %14s\n", ax, m, sim->ci95[def->value_offset + i], ths);
+            storq_table_add(&v, "%.6g", th);
+        else
+            storq_table_add(&v, "%s", "");
     }
+    storq_table_print(&v, out);
+    storq_table_free(&v);
+}
+
+/* One-number comparisons (distances, errors) under the scalars' name column. */
+static void report_comparisons(FILE *out, const storq_theory *comparison, size_t width)
+{
+    storq_table t;
+    storq_table_init(&t, 3, "l r  l", "  ");
+    storq_table_min_width(&t, 0, width);
+    storq_table_min_width(&t, 1, MEAN_WIDTH);
+    for (size_t i = 0; comparison && i < comparison->n; i++) {
+        const storq_array *c = &comparison->items[i];
+        if (c->len != 1)
+            continue;
+        storq_table_add(&t, "%s", c->name);
+        storq_table_add(&t, "%.6g", c->data[0]);
+        storq_table_add(&t, "%s", c->desc);
+    }
+    storq_table_print(&t, out);
+    storq_table_free(&t);
 }
 
 void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
@@ -78,7 +123,7 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
 {
     fprintf(out, "point %zu (%zu replications): ", point_id, sim->replications);
     storq_report_params(out, params);
-    const int width = name_width(sim, comparison);
+    const size_t width = name_width(sim, comparison);
     report_scalars(out, sim, theory, width);
     const storq_observables *obs = sim->schema;
     for (size_t d = 0; d < obs->ndefs; d++) {
@@ -88,11 +133,7 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
         if (def->kind == STORQ_OBS_VECTOR && def->cols == 1 && t)
             report_vector(out, def, sim, t);
     }
-    for (size_t i = 0; comparison && i < comparison->n; i++) {
-        const storq_array *c = &comparison->items[i];
-        if (c->len == 1)
-            fprintf(out, "  %-*s %14.6g  %s\n", width, c->name, c->data[0], c->desc);
-    }
+    report_comparisons(out, comparison, width);
     fputc('\n', out);
     fflush(out);
 }
@@ -101,12 +142,21 @@ void storq_report_theory(FILE *out, const storq_params *params, const storq_theo
 {
     fprintf(out, "theory for ");
     storq_report_params(out, params);
+    storq_table numbers;
+    storq_table_init(&numbers, 4, "l r l  l", "  ");
+    storq_table_min_width(&numbers, 0, 24);
+    storq_table_min_width(&numbers, 1, 16);
     for (size_t i = 0; i < theory->n; i++) {
         const storq_array *a = &theory->items[i];
-        if (a->len == 1)
-            fprintf(out, "  %-24s %16.10g %s  %s\n", a->name, a->data[0], unit_or_blank(a->unit),
-                    a->desc);
+        if (a->len != 1)
+            continue;
+        storq_table_add(&numbers, "%s", a->name);
+        storq_table_add(&numbers, "%.10g", a->data[0]);
+        storq_table_add(&numbers, "%s", unit_or_blank(a->unit));
+        storq_table_add(&numbers, "%s", a->desc);
     }
+    storq_table_print(&numbers, out);
+    storq_table_free(&numbers);
     /* Arrays that share a grid print as columns of one table. */
     int printed[256] = {0};
     for (size_t i = 0; i < theory->n && i < 256; i++) {
@@ -121,16 +171,23 @@ void storq_report_theory(FILE *out, const storq_params *params, const storq_theo
                 printed[j] = 1;
             }
         }
-        fprintf(out, "\n  %8s", "index");
-        for (size_t c = 0; c < nc; c++)
-            fprintf(out, " %16s", theory->items[cols[c]].name);
-        fputc('\n', out);
-        for (size_t r = 0; r < a->len; r++) {
-            fprintf(out, "  %8zu", r);
-            for (size_t c = 0; c < nc; c++)
-                fprintf(out, " %16.10g", theory->items[cols[c]].data[r]);
-            fputc('\n', out);
+        storq_table grid;
+        storq_table_init(&grid, nc + 1, "r r", "  ");
+        storq_table_min_width(&grid, 0, 8);
+        storq_table_add(&grid, "index");
+        for (size_t c = 0; c < nc; c++) {
+            storq_table_min_width(&grid, c + 1, 16);
+            storq_table_add(&grid, "%s", theory->items[cols[c]].name);
         }
+        storq_table_end_header(&grid);
+        for (size_t r = 0; r < a->len; r++) {
+            storq_table_add(&grid, "%zu", r);
+            for (size_t c = 0; c < nc; c++)
+                storq_table_add(&grid, "%.10g", theory->items[cols[c]].data[r]);
+        }
+        fputc('\n', out);
+        storq_table_print(&grid, out);
+        storq_table_free(&grid);
     }
     fflush(out);
 }

@@ -1,0 +1,18 @@
+/* `storq merge OUT IN...`: the files of a job array's tasks into one results file. */
+#ifndef STORQ_H5_MERGE_H
+#define STORQ_H5_MERGE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* The complete points of job-array task files (or of any files of one run) into OUT, written as
+ * OUT.partial and renamed only when it holds every point of the run. Usage errors (exit 2, no
+ * file): an input that cannot be read or belongs to another run, a point in two inputs, OUT among
+ * the inputs. Points that no input holds: OUT.partial is kept, they are listed on report and the
+ * return is STORQ_ERR_RUNTIME. */
+int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
+                   const char *command_line, FILE *report, storq_error *err);
+
+#endif

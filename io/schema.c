@@ -1,0 +1,145 @@
+#include "schema.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "h5_util.h"
+
+const char *const storq_schema_root_attrs[] = {
+    STORQ_SCHEMA_ATTR_FORMAT,       STORQ_SCHEMA_ATTR_VERSION,   STORQ_SCHEMA_ATTR_STORQ_VERSION,
+    STORQ_SCHEMA_ATTR_GIT_COMMIT,   STORQ_SCHEMA_ATTR_CREATED,   STORQ_SCHEMA_ATTR_HOSTNAME,
+    STORQ_SCHEMA_ATTR_COMMAND_LINE, STORQ_SCHEMA_ATTR_MODEL,     STORQ_SCHEMA_ATTR_SEED,
+    STORQ_SCHEMA_ATTR_REPLICATIONS, STORQ_SCHEMA_ATTR_MPI_RANKS, STORQ_SCHEMA_ATTR_OMP_THREADS,
+    STORQ_SCHEMA_ATTR_TASK_INDEX,   STORQ_SCHEMA_ATTR_TASK_COUNT, NULL};
+
+const char *const storq_schema_point_names[] = {
+    STORQ_SCHEMA_INDEX_POINT,       STORQ_SCHEMA_ATTR_MODEL,        STORQ_SCHEMA_ATTR_STATUS,
+    STORQ_SCHEMA_ATTR_REPLICATIONS, STORQ_SCHEMA_ATTR_WALL_SECONDS, STORQ_SCHEMA_ATTR_EVENTS,
+    NULL};
+
+/* A usage error worded "LABEL: what", or "what" without a label. */
+static int refuse(storq_error *err, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int refuse(storq_error *err, const char *label, const char *fmt, ...)
+{
+    char what[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return storq_fail(err, STORQ_ERR_USAGE, "%s%s%s", label ? label : "", label ? ": " : "",
+                      what);
+}
+
+/* The format attribute says "storq" and format_version holds at least the major version. */
+static int read_version(hid_t file, storq_schema_info *v)
+{
+    char *format = NULL;
+    int32_t version[2] = {0, 0};
+    size_t n = 0;
+    storq_error ignore = {0};
+    int ok = storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_FORMAT) &&
+             storq_h5u_read_attr_string(file, STORQ_SCHEMA_ATTR_FORMAT, &format, &ignore) ==
+                 STORQ_OK &&
+             strcmp(format, STORQ_SCHEMA_FORMAT) == 0 &&
+             storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_VERSION) &&
+             storq_h5u_read_attr_i32_array(file, STORQ_SCHEMA_ATTR_VERSION, version, 2, &n,
+                                           &ignore) == STORQ_OK &&
+             n > 0;
+    free(format);
+    v->major = version[0];
+    v->minor = n > 1 ? version[1] : 0;
+    return ok;
+}
+
+int storq_schema_check(hid_t file, const char *path, const char *label, storq_schema_use use,
+                       storq_schema_info *info, storq_error *err)
+{
+    storq_schema_info v;
+    if (!read_version(file, &v))
+        return refuse(err, label, "%s is not a storq results file", path);
+    if (v.major != STORQ_SCHEMA_MAJOR)
+        return refuse(err, label, "%s has format version %d.%d; this storq reads %d.x", path,
+                      v.major, v.minor, STORQ_SCHEMA_MAJOR);
+    if (use == STORQ_SCHEMA_MERGE && v.minor > STORQ_SCHEMA_MINOR)
+        return refuse(err, label, "%s has format version %d.%d; this storq merges files up to "
+                      "%d.%d (use the storq that wrote it)", path, v.major, v.minor,
+                      STORQ_SCHEMA_MAJOR, STORQ_SCHEMA_MINOR);
+    if (info)
+        *info = v;
+    return STORQ_OK;
+}
+
+int storq_schema_open(const char *path, const char *label, storq_schema_use use,
+                      const char *busy_hint, hid_t *file, storq_schema_info *info,
+                      storq_error *err)
+{
+    *file = -1;
+    /* errno says why far more clearly than HDF5's error stack. */
+    if (access(path, R_OK) != 0)
+        return refuse(err, label, "cannot read %s: %s", path, strerror(errno));
+    htri_t is_h5 = H5Fis_hdf5(path);
+    H5Eclear2(H5E_DEFAULT);
+    if (is_h5 <= 0)
+        return refuse(err, label, "%s is not a storq results file (not HDF5)", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return storq_h5u_fail_file(err, path, "%s%scannot open the file (%s)",
+                                   label ? label : "", label ? ": " : "", busy_hint);
+    int rc = storq_schema_check(f, path, label, use, info, err);
+    if (rc) {
+        H5Fclose(f);
+        return rc;
+    }
+    *file = f;
+    return STORQ_OK;
+}
+
+void storq_schema_version(size_t task_count, int32_t version[2])
+{
+    /* A file states the oldest version that describes it: only a task's file needs 1.1. */
+    version[0] = STORQ_SCHEMA_MAJOR;
+    version[1] = task_count > 1 ? STORQ_SCHEMA_MINOR_TASKS : 0;
+}
+
+void storq_schema_point_path(size_t id, char *buf, size_t size)
+{
+    snprintf(buf, size, "/" STORQ_SCHEMA_POINTS "/%06zu", id);
+}
+
+int storq_schema_point_id(const char *name, size_t *id)
+{
+    if (!*name)
+        return 0;
+    size_t v = 0;
+    for (const char *c = name; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return 0;
+        v = v * 10 + (size_t)(*c - '0');
+    }
+    *id = v;
+    return 1;
+}
+
+int storq_schema_point_complete(hid_t loc, const char *name)
+{
+    hid_t g = H5Gopen2(loc, name, H5P_DEFAULT);
+    if (g < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return -1;
+    }
+    char *status = NULL;
+    storq_error ignore = {0};
+    int complete = storq_h5u_has_attr(g, STORQ_SCHEMA_ATTR_STATUS) &&
+                   storq_h5u_read_attr_string(g, STORQ_SCHEMA_ATTR_STATUS, &status, &ignore) ==
+                       STORQ_OK &&
+                   strcmp(status, STORQ_SCHEMA_COMPLETE) == 0;
+    free(status);
+    H5Gclose(g);
+    return complete;
+}

@@ -1,0 +1,108 @@
+/* The storq results file format (docs/hdf5-schema.md) in one place: its name, the versions this
+ * storq writes and reads, the names of the file's skeleton (root attributes, /run, /points, the
+ * point groups), and the one check that a file is a storq file this storq can read, used by
+ * `storq info`, --resume and `storq merge`. What lies inside an observable group is the writer's
+ * (h5_writer.c) and the documentation's business. */
+#ifndef STORQ_SCHEMA_H
+#define STORQ_SCHEMA_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* The value of the root attribute "format". */
+#define STORQ_SCHEMA_FORMAT "storq"
+
+/* format_version = [major, minor]. This storq reads every file of its major version, whatever the
+ * minor (minor versions only add), and writes minor versions up to STORQ_SCHEMA_MINOR. A file
+ * states the oldest version that describes it (storq_schema_version). */
+#define STORQ_SCHEMA_MAJOR 1
+#define STORQ_SCHEMA_MINOR 1
+#define STORQ_SCHEMA_MINOR_TASKS 1 /* added the task attributes: a job-array task's file */
+
+/* Root attributes. */
+#define STORQ_SCHEMA_ATTR_FORMAT "format"
+#define STORQ_SCHEMA_ATTR_VERSION "format_version"
+#define STORQ_SCHEMA_ATTR_STORQ_VERSION "storq_version"
+#define STORQ_SCHEMA_ATTR_GIT_COMMIT "git_commit"
+#define STORQ_SCHEMA_ATTR_CREATED "created"
+#define STORQ_SCHEMA_ATTR_HOSTNAME "hostname"
+#define STORQ_SCHEMA_ATTR_COMMAND_LINE "command_line"
+#define STORQ_SCHEMA_ATTR_MODEL "model" /* also of every point group */
+#define STORQ_SCHEMA_ATTR_SEED "seed"
+#define STORQ_SCHEMA_ATTR_REPLICATIONS "replications" /* also of every point group */
+#define STORQ_SCHEMA_ATTR_MPI_RANKS "mpi_ranks"
+#define STORQ_SCHEMA_ATTR_OMP_THREADS "omp_threads"
+#define STORQ_SCHEMA_ATTR_TASK_INDEX "task_index" /* 1.1 */
+#define STORQ_SCHEMA_ATTR_TASK_COUNT "task_count" /* 1.1 */
+
+/* /run/config: the run configuration as text. */
+#define STORQ_SCHEMA_RUN "run"
+#define STORQ_SCHEMA_CONFIG "config"
+#define STORQ_SCHEMA_CONFIG_PATH "/" STORQ_SCHEMA_RUN "/" STORQ_SCHEMA_CONFIG
+
+/* /points holds the index (one row per point: the column "point", then one per parameter, with
+ * their units) and one group per finished point, named by its zero-padded id. */
+#define STORQ_SCHEMA_POINTS "points"
+#define STORQ_SCHEMA_INDEX "index"
+#define STORQ_SCHEMA_INDEX_PATH "/" STORQ_SCHEMA_POINTS "/" STORQ_SCHEMA_INDEX
+#define STORQ_SCHEMA_INDEX_POINT "point"
+#define STORQ_SCHEMA_INDEX_UNITS "units"
+
+/* A point group: its attributes besides the point's parameters, and its groups. Its status is
+ * written last, so a group without status "complete" is an interrupted write. */
+#define STORQ_SCHEMA_ATTR_STATUS "status"
+#define STORQ_SCHEMA_COMPLETE "complete"
+#define STORQ_SCHEMA_ATTR_WALL_SECONDS "wall_seconds"
+#define STORQ_SCHEMA_ATTR_EVENTS "events"
+#define STORQ_SCHEMA_OBSERVABLES "observables"
+#define STORQ_SCHEMA_REPLICATIONS "replications"
+#define STORQ_SCHEMA_THEORY "theory"
+#define STORQ_SCHEMA_COMPARISON "comparison"
+
+/* The root attributes this storq knows, in the documentation's order (NULL-terminated). */
+extern const char *const storq_schema_root_attrs[];
+
+/* The names a point group's attributes and the index's columns use besides the parameters': no
+ * parameter may take one (NULL-terminated). */
+extern const char *const storq_schema_point_names[];
+
+/* What a file may be used for: a reader takes any minor version of its major; a merge rewrites
+ * the root, so it must know every attribute there: no minor version newer than this storq's. */
+typedef enum storq_schema_use { STORQ_SCHEMA_READ, STORQ_SCHEMA_MERGE } storq_schema_use;
+
+typedef struct storq_schema_info {
+    int32_t major, minor; /* format_version */
+} storq_schema_info;
+
+/* Whether the open file is a storq results file this storq can use. Usage errors that name the
+ * file, prefixed "LABEL: " unless label is NULL: "PATH is not a storq results file", "PATH has
+ * format version 2.0; this storq reads 1.x", or for a merge "... 1.2; this storq merges files up
+ * to 1.1 (...)". info (may be NULL) gets the version. */
+int storq_schema_check(hid_t file, const char *path, const char *label, storq_schema_use use,
+                       storq_schema_info *info, storq_error *err);
+
+/* Open path read-only and check it as above. Usage errors, prefixed as above: "cannot read PATH:
+ * <errno>", "PATH is not a storq results file (not HDF5)"; a file HDF5 cannot open (locked by a
+ * run writing it, say) is a runtime error with busy_hint in parentheses. */
+int storq_schema_open(const char *path, const char *label, storq_schema_use use,
+                      const char *busy_hint, hid_t *file, storq_schema_info *info,
+                      storq_error *err);
+
+/* The format_version a file states: 1.0 for a whole run's file, 1.1 for a task's (count > 1). */
+void storq_schema_version(size_t task_count, int32_t version[2]);
+
+/* "/points/000042": the group of point id. Room for any id: */
+#define STORQ_SCHEMA_POINT_PATH_MAX 40
+void storq_schema_point_path(size_t id, char *buf, size_t size);
+
+/* 1 and *id when name (a link in /points) names a point group, 0 for anything else (the index). */
+int storq_schema_point_id(const char *name, size_t *id);
+
+/* 1 when the group loc/name has status "complete", 0 when it lacks it (an interrupted write),
+ * -1 when it cannot be opened. */
+int storq_schema_point_complete(hid_t loc, const char *name);
+
+#endif
