@@ -136,6 +136,9 @@ typedef struct smk_mem_stats {
 
 int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                     smk_mem_stats *mem, storq_error *err);
+/* Bytes the servers engine allocates per server before a replication starts (records, busy list
+ * or heap), for prepare()'s memory check; the task and job pools grow with what is in system. */
+size_t smk_servers_bytes(const smk_ctx *c);
 int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                    smk_mem_stats *mem, storq_error *err);
 

@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "meanfield.h"
+#include "memory.h"
 
 static const storq_param_def smk_params[] = {
     {.name = "n", .type = STORQ_PARAM_INT, .def = "1000", .min = 1, .max = 2147483647.0,
@@ -173,6 +174,14 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
             c->levels = c->start_depth + 1;
     } else {
         c->levels = (size_t)levels;
+    }
+    if (c->engine == SMK_ENGINE_SERVERS) {
+        char what[64];
+        snprintf(what, sizeof what, "--n: %llu servers", (unsigned long long)c->n);
+        rc = storq_memory_check(smk_servers_bytes(c), what,
+                                "for per-server records per replication (and thread)", err);
+        if (rc)
+            goto fail;
     }
     if (!c->service_exp)
         storq_warn("supermarket: --service %s is not exponential: outside the mean-field theory "

@@ -25,6 +25,7 @@
  * Exponential variates (inter-arrival times, the E above) are drawn in batches of XBATCH, away
  * from the event loop (same values, same order). */
 #include "servers_state.h"
+#include "memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -471,6 +472,13 @@ static void hist_copy(storq_hist *to, const storq_hist *from)
     *to->sum = *from->sum;
     *to->min = *from->min;
     *to->max = *from->max;
+}
+
+size_t smk_servers_bytes(const smk_ctx *c)
+{
+    const size_t record = c->mode == SMK_MODE_STEADY ? sizeof(srv) : sizeof(hdr);
+    const size_t order = c->service_exp ? sizeof(uint32_t) : sizeof(hitem); /* busy list, heap */
+    return storq_bytes_add(storq_bytes_mul(c->n, record + order), 64); /* + cache-line alignment */
 }
 
 int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
