@@ -1,4 +1,5 @@
-/* `forkjoin` internals shared by the kernel (forkjoin.c) and its theory (forkjoin_theory.c).
+/* `forkjoin` internals shared by the folder's files: the point's context (params.c fills it), the
+ * simulation (dynamics.c) and the theory (theory.c).
  *
  * The random-number contract (what a reference implementation must reproduce to get the same
  * numbers; docs/models/forkjoin.md repeats it). Per replication, streams from the stream key:
@@ -75,7 +76,10 @@ typedef struct fj_moments {
 } fj_moments;
 
 void fj_moments_compute(const fj_ctx *c, fj_moments *m);
-/* The theory and comparison hooks of the model (forkjoin_theory.c). */
+/* One replication of the point (dynamics.c). */
+int fj_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
+                 storq_error *err);
+/* The theory and comparison hooks of the model (theory.c). */
 int fj_theory(const void *ctx, storq_theory *out, storq_error *err);
 int fj_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
                storq_theory *out, storq_error *err);

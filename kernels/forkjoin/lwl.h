@@ -2,7 +2,7 @@
  *
  * A tournament tree over the g groups keeps, for every subtree, the least key and how many groups
  * hold it, so the least load, the number of groups tied at it and the r-th of them in group order
- * (the tie rule of forkjoin_internal.h) each cost O(log g), and so does changing one key. A binary
+ * (the tie rule of internal.h) each cost O(log g), and so does changing one key. A binary
  * heap of (time, group) events tells when loads change on their own (a group empties, a job
  * departs) between arrivals. */
 #ifndef STORQ_FORKJOIN_LWL_H

@@ -1,4 +1,6 @@
-/* `forkjoin` theory: the analytic companions of a point (MODELS.md; seed 003, Joshi, Liu, Soljanin).
+/* `forkjoin` theory: the analytic companions of a point (docs/models/forkjoin.md; Joshi, Liu,
+ * Soljanin, "On the Delay-Storage Trade-off in Content Download from Coded Distributed Storage
+ * Systems", called "the paper" below).
  *
  * Every figure states where it holds; nothing is stored where it does not:
  *   split-merge upper bound  any service family and correlation, one group or uniform assignment

@@ -1,6 +1,8 @@
-/* Internals of the `supermarket` kernel (MODELS.md; seed 001), shared by its two exact engines:
- * the point's context, the occupancy accumulator, the k-shortest selection and the start specs.
- * Not part of the engine interface: only kernels/supermarket*.c and the kernel's tests include it. */
+/* Internals of the `supermarket` kernel (docs/models/supermarket.md), shared by the folder's files:
+ * the point's context (params.c), the occupancy accumulator (occupancy.c), the k-shortest selection
+ * and the start specs, the two exact engines (servers.c, counts.c) and the model's replicate,
+ * theory and compare hooks. Not part of the engine interface: only kernels/supermarket/ and the
+ * kernel's tests include it. */
 #ifndef STORQ_SUPERMARKET_INTERNAL_H
 #define STORQ_SUPERMARKET_INTERNAL_H
 
@@ -9,6 +11,7 @@
 
 #include "distribution.h"
 #include "error.h"
+#include "model.h"
 #include "observables.h"
 #include "rng.h"
 
@@ -118,7 +121,7 @@ int smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *depth, s
 
 /* Servers engine, exponential service, rejection mode (from 2B >= n until 4B < n): the departing
  * server is the first busy one in a sequence of uniform candidate servers (EXTRA stream), drawn
- * SMK_CANDIDATES ahead so that their records can be prefetched (see supermarket_servers.c); the
+ * SMK_CANDIDATES ahead so that their records can be prefetched (see servers.c); the
  * candidates drawn ahead are dropped when the mode ends. Part of the draw order of the EXTRA
  * stream, hence here: the differential test replays it. */
 #define SMK_CANDIDATES 4
@@ -133,6 +136,9 @@ typedef struct smk_mem_stats {
 
 int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                     smk_mem_stats *mem, storq_error *err);
+/* Bytes the servers engine allocates per server before a replication starts (records, busy list
+ * or heap), for prepare()'s memory check; the task and job pools grow with what is in system. */
+size_t smk_servers_bytes(const smk_ctx *c);
 int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                    smk_mem_stats *mem, storq_error *err);
 
@@ -146,5 +152,15 @@ static inline double smk_grid_time(const smk_ctx *c, size_t j)
 void smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size_t j);
 /* Write the steady-mode occupancy observables from a finished window. */
 void smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq_record *rec);
+
+/* ---- the model's hooks ---- */
+
+/* One replication, by the point's engine (dynamics.c). */
+int smk_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
+                  storq_error *err);
+/* The mean-field arrays of the point, and the simulation against them (theory.c). */
+int smk_theory(const void *ctx, storq_theory *out, storq_error *err);
+int smk_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
+                storq_theory *out, storq_error *err);
 
 #endif

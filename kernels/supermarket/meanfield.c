@@ -1,5 +1,6 @@
-/* Mean-field theory of batch sampling (MODELS.md, `supermarket`; seed 001). See the header for the
- * interface and docs/models/supermarket-theory.md for the mathematics and the measured accuracy. */
+/* Mean-field theory of batch sampling ("Steady-state behavior of some load balancing mechanisms in
+ * cloud storage systems"). See the header for the interface and docs/models/supermarket-theory.md
+ * for the mathematics and the measured accuracy. */
 #include "meanfield.h"
 
 #include <float.h>

@@ -1,5 +1,6 @@
-/* Mean-field theory of batch sampling (MODELS.md, `supermarket`; seed 001): the drift f, the ODE
- * for the occupancy u_i(t), its fixed point and the tail bounds. Pure numerics: no engine types. */
+/* Mean-field theory of batch sampling (docs/models/supermarket-theory.md; "Steady-state behavior
+ * of some load balancing mechanisms in cloud storage systems"): the drift f, the ODE for the
+ * occupancy u_i(t), its fixed point and the tail bounds. Pure numerics: no engine types. */
 #ifndef STORQ_SUPERMARKET_MEANFIELD_H
 #define STORQ_SUPERMARKET_MEANFIELD_H
 

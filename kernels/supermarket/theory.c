@@ -1,0 +1,195 @@
+/* `supermarket` theory: the mean-field limit stored beside a run and the comparison of the
+ * simulation with it (docs/models/supermarket-theory.md; "Steady-state behavior of some load
+ * balancing mechanisms in cloud storage systems"). The numerics -- the drift f, the fixed point,
+ * its tail bounds and the ODE solver -- are in meanfield.c; here they are evaluated at the point's
+ * parameters and named. With non-exponential service every array is computed at the same load and
+ * its description says it is outside the theory. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "meanfield.h"
+
+#define OUTSIDE "outside the theory (service not exponential): "
+
+/* Add a theory array, its description marked when the service makes it outside the theory. */
+static int add_marked(storq_theory *t, const smk_ctx *c, const char *name, const char *unit,
+                      const char *desc, const char *grid, const double *data, size_t len,
+                      storq_error *err)
+{
+    char d[256];
+    snprintf(d, sizeof d, "%s%s", c->service_exp ? "" : OUTSIDE, desc);
+    return storq_theory_add(t, name, unit, d, grid, data, len, err);
+}
+
+int smk_theory(const void *vctx, storq_theory *out, storq_error *err)
+{
+    const smk_ctx *c = vctx;
+    const int L = (int)c->L, k = (int)c->k;
+    const double lam = c->load; /* lambda in the units of the theory (service rate k) */
+    const size_t nl = c->levels;
+    int rc = STORQ_OK;
+    double *buf = NULL;
+
+    /* f on [0, 1] */
+    double fx[101], fv[101];
+    for (int i = 0; i <= 100; i++) {
+        fx[i] = i / 100.0;
+        fv[i] = sm_f(L, k, fx[i]);
+    }
+    STORQ_TRY(add_marked(out, c, "f_x", "1", "abscissae x of f", "", fx, 101, err));
+    STORQ_TRY(add_marked(out, c, "f", "1",
+                         "f(x) = sum_{j=L-k+1..L} (j-L+k) C(L,j) x^j (1-x)^(L-j): expected "
+                         "number of the k chosen queues at or above a level each sampled queue "
+                         "reaches with probability x",
+                         "f_x", fv, 101, err));
+
+    if (lam < 1.0) {
+        size_t deep = sm_auto_levels(L, k, lam, 1e-17, 100000);
+        if (deep < nl)
+            deep = nl;
+        buf = malloc(sizeof *buf * (deep + 2 * nl));
+        if (!buf)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        double *u = buf, *lo = buf + deep, *hi = lo + nl;
+        sm_fixed_point(L, k, lam, deep, u);
+        sm_tail_bounds(L, k, lam, nl, lo, hi);
+        const char *g = c->mode == SMK_MODE_STEADY ? "u" : "";
+        double mql = 0.0;
+        for (size_t i = deep; i-- > 1;)
+            mql += u[i];
+        double soj = mql / (c->lambda * (double)k);
+        if ((rc = add_marked(out, c, "u", "1",
+                             "mean-field fixed point u_0 = 1, u_i = (lambda/k) f(u_{i-1}) "
+                             "(lambda: the per-server load)",
+                             g, u, nl, err)) ||
+            (rc = add_marked(out, c, "u_lower", "1",
+                             "lower tail bound lambda^(((L-k+1)^i - 1)/(L-k)) of the fixed point",
+                             g, lo, nl, err)) ||
+            (rc = add_marked(out, c, "u_upper", "1",
+                             "upper tail bound lambda^((r^i - 1)/(r - 1)), r = L/k, of the fixed "
+                             "point",
+                             g, hi, nl, err)) ||
+            (rc = add_marked(out, c, "mean_queue_length", "tasks",
+                             "mean-field tasks per server, sum_{i>=1} u_i",
+                             c->mode == SMK_MODE_STEADY ? "mean_queue_length" : "", &mql, 1,
+                             err)) ||
+            (rc = add_marked(out, c, "mean_task_sojourn", "time",
+                             "mean-field task sojourn by Little's law: mean_queue_length / "
+                             "(lambda k)",
+                             c->mode == SMK_MODE_STEADY && c->engine == SMK_ENGINE_SERVERS
+                                 ? "mean_task_sojourn"
+                                 : "",
+                             &soj, 1, err)))
+            goto done;
+        free(buf);
+        buf = NULL;
+    }
+
+    if (c->mode == SMK_MODE_TRANSIENT) {
+        /* The ODE runs deep enough for the start and for the fixed point's mass, and reports the
+         * first `levels` columns. Time in the theory's units: service rate k. */
+        size_t depth = c->start_depth + 1;
+        size_t extra = lam < 1.0 ? sm_auto_levels(L, k, lam, 1e-10, 10000) : 64;
+        size_t nd = nl;
+        if (nd < depth + extra)
+            nd = depth + extra;
+        size_t rows = c->grid + 1;
+        buf = malloc(sizeof *buf * (nd + 2 * rows + rows * nd + rows * nl));
+        if (!buf)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        double *u0 = buf, *tt = u0 + nd, *mq = tt + rows, *ode = mq + rows, *ut = ode + rows * nd;
+        for (size_t i = 0; i < nd; i++)
+            u0[i] = i <= c->start_depth ? (double)c->start_N[i] / (double)c->n : 0.0;
+        u0[0] = 1.0;
+        double scale = c->mu / (double)k;
+        for (size_t j = 0; j < rows; j++)
+            tt[j] = smk_grid_time(c, j) * scale;
+        if (sm_ode_solve(L, k, lam, u0, nd, tt, rows, ode)) {
+            rc = STORQ_RUNTIME_FAIL(err, "mean-field ODE solver failed (out of memory)");
+            goto done;
+        }
+        for (size_t j = 0; j < rows; j++) {
+            double s = 0.0;
+            for (size_t i = nd; i-- > 1;)
+                s += ode[j * nd + i];
+            mq[j] = s;
+            memcpy(ut + j * nl, ode + j * nd, sizeof *ut * nl);
+        }
+        if ((rc = add_marked(out, c, "u_t", "1",
+                             "mean-field ODE du_i/dt = lambda [f(u_{i-1}) - f(u_i)] - k (u_i - "
+                             "u_{i+1}) from the same start (the realised fractions round(n "
+                             "U_i)/n), on the same time grid",
+                             "u_t", ut, rows * nl, err)) ||
+            (rc = add_marked(out, c, "mean_queue_length_t", "tasks",
+                             "sum_{i>=1} u_i(t_j) of the mean-field ODE", "mean_queue_length_t",
+                             mq, rows, err)))
+            goto done;
+    }
+
+done:
+    free(buf);
+    return rc;
+}
+
+/* ---- comparison ---- */
+
+int smk_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
+                storq_theory *out, storq_error *err)
+{
+    const smk_ctx *c = vctx;
+    const size_t nl = c->levels;
+    const double n = (double)c->n;
+    if (c->mode == SMK_MODE_STEADY) {
+        const storq_obs_def *d = storq_obs_find(sim->schema, "u");
+        const storq_array *th = storq_theory_find(theory, "u");
+        if (!d || !th || th->len != nl)
+            return STORQ_OK;
+        const double *m = sim->mean + d->value_offset, *ci = sim->ci95 + d->value_offset;
+        double *buf = malloc(sizeof *buf * 2 * nl);
+        if (!buf)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        double l1 = 0.0, linf = 0.0, noise = 0.0;
+        for (size_t i = 0; i < nl; i++) {
+            double diff = m[i] - th->data[i];
+            l1 += fabs(diff);
+            if (fabs(diff) > linf)
+                linf = fabs(diff);
+            noise += ci[i];
+            buf[i] = n * diff;
+            buf[nl + i] = n * ci[i];
+        }
+        int rc;
+        if ((rc = add_marked(out, c, "u_l1", "1", "sum_i |mean u_i - fixed point u_i|", "", &l1,
+                             1, err)) ||
+            (rc = add_marked(out, c, "u_linf", "1", "max_i |mean u_i - fixed point u_i|", "",
+                             &linf, 1, err)) ||
+            (rc = add_marked(out, c, "u_n_diff", "1", "n (mean u_i - fixed point u_i)", "u", buf,
+                             nl, err)) ||
+            (rc = add_marked(out, c, "u_n_diff_ci95", "1",
+                             "n times the 95% CI half-width of mean u_i (the noise in u_n_diff)",
+                             "u", buf + nl, nl, err)) ||
+            (rc = add_marked(out, c, "u_l1_noise", "1",
+                             "sum_i of the 95% CI half-widths of mean u_i: the part of u_l1 that "
+                             "noise alone can explain",
+                             "", &noise, 1, err))) {
+        }
+        free(buf);
+        return rc;
+    }
+    const storq_obs_def *d = storq_obs_find(sim->schema, "u_t");
+    const storq_array *th = storq_theory_find(theory, "u_t");
+    size_t len = (c->grid + 1) * nl;
+    if (!d || !th || th->len != len)
+        return STORQ_OK;
+    const double *m = sim->mean + d->value_offset;
+    double linf = 0.0;
+    for (size_t i = 0; i < len; i++)
+        if (fabs(m[i] - th->data[i]) > linf)
+            linf = fabs(m[i] - th->data[i]);
+    return add_marked(out, c, "u_t_linf", "1",
+                      "max over grid times and levels of |mean u_i(t_j) - ODE u_i(t_j)|", "",
+                      &linf, 1, err);
+}
