@@ -108,11 +108,12 @@ expect 2 "\-\-service: 'pareto' needs its parameter: pareto:ALPHA (shape ALPHA >
 expect 2 "\-\-service: 'shexp:1': give the shifted exponential as shexp:F.*0 <= F < 1" -- "${fj[@]}" --service shexp:1 "${small[@]}"
 expect 2 "\-\-service: 'shexp:-0.1': give the shifted exponential as shexp:F.*0 <= F < 1" -- "${fj[@]}" --service shexp:-0.1 "${small[@]}"
 expect 2 "\-\-service: 'shexp:x': give the shifted exponential as shexp:F" -- "${fj[@]}" --service shexp:x "${small[@]}"
-expect 2 "\-\-service: 'gamma:2' is not a service family; accepted: exp, pareto:ALPHA (ALPHA > 1), shexp:F (0 <= F < 1), det, trace:PATH" -- "${fj[@]}" --service gamma:2 "${small[@]}"
-# the core's distribution grammar (exp:RATE, erlang:K,RATE, ...) is not what --service takes
-expect 2 "\-\-service: 'exp:2' is not a service family; accepted: exp," -- "${fj[@]}" --service exp:2 "${small[@]}"
+expect 2 "\-\-service: 'gamma:2' is not a law of this parameter; accepted: exp, det, pareto:ALPHA (ALPHA > 1), shexp:F (0 <= F < 1, the shift's share of the mean), trace:PATH (rescaled), all at the mean the model sets" -- "${fj[@]}" --service gamma:2 "${small[@]}"
+# a full form (exp:RATE) is refused: forkjoin sets the mean, --service gives the shape only
+expect 2 "\-\-service: 'exp:2' gives the law's scale, but the model sets the mean: give its shape only; accepted: exp," -- "${fj[@]}" --service exp:2 "${small[@]}"
+expect 2 "\-\-service: 'pareto:2.5,1': give the Pareto shape as pareto:ALPHA" -- "${fj[@]}" --service pareto:2.5,1 "${small[@]}"
 # traces: a missing file, one with no numbers, non-numbers, a negative number, mean 0, no path.
-# The message must list what --service accepts, not the core's distribution grammar.
+# The message must list the shapes --service accepts, not the full forms of other parameters.
 : > "$work/empty.txt"
 printf '# only a comment\n\n' > "$work/comment.txt"
 printf 'abc\ndef\n' > "$work/words.txt"

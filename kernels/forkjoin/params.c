@@ -29,6 +29,7 @@ static const storq_param_def fj_params[] = {
      .min_open = 1, .unit = "1/time",
      .doc = "rate of reading one unit of content: a task's mean service time is 1/(k mu)"},
     {.name = "service", .type = STORQ_PARAM_STRING, .def = "exp", .unit = "",
+     .laws = STORQ_LAWS_AT_MEAN,
      .doc = "family of the task service time, always at mean 1/(k mu): exp, pareto:ALPHA "
             "(ALPHA > 1), shexp:F (shift F/(k mu) plus an exponential, 0 <= F < 1), det, "
             "trace:PATH (the file's numbers rescaled to that mean)"},
@@ -62,70 +63,34 @@ static void fj_release(void *vctx)
     free(c);
 }
 
+/* The service family: a law's shape at the task mean 1/(k mu), in the toolkit's grammar. */
 static int fj_parse_service(fj_ctx *c, const char *spec, storq_error *err)
 {
-    const double mean = c->mean;
-    char law[300];
-    char *end;
-    if (strcmp(spec, "exp") == 0) {
-        c->family = FJ_FAM_EXP;
-        snprintf(law, sizeof law, "exp:%.17g", 1.0 / mean);
-    } else if (strcmp(spec, "det") == 0) {
-        c->family = FJ_FAM_DET;
-        snprintf(law, sizeof law, "det:%.17g", mean);
-    } else if (strcmp(spec, "pareto") == 0 || strcmp(spec, "shexp") == 0) {
-        return storq_fail(err, STORQ_ERR_USAGE,
-                          "--service: '%s' needs its parameter: pareto:ALPHA (shape ALPHA > 1) or "
-                          "shexp:F (the shift's share F of the mean, 0 <= F < 1)", spec);
-    } else if (strncmp(spec, "pareto:", 7) == 0) {
-        c->family = FJ_FAM_PARETO;
-        c->alpha = strtod(spec + 7, &end);
-        if (end == spec + 7 || *end || !isfinite(c->alpha))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--service: '%s': give the Pareto shape as pareto:ALPHA with a "
-                              "number ALPHA > 1 (the mean is fixed at 1/(k mu))", spec);
-        if (!(c->alpha > 1.0))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--service: Pareto shape %g is not > 1: the mean service time is "
-                              "infinite for ALPHA <= 1; give pareto:ALPHA with ALPHA > 1",
-                              c->alpha);
-        snprintf(law, sizeof law, "pareto:%.17g,%.17g", c->alpha, mean);
-    } else if (strncmp(spec, "shexp:", 6) == 0) {
-        c->family = FJ_FAM_SHEXP;
-        c->fraction = strtod(spec + 6, &end);
-        if (end == spec + 6 || *end || !(c->fraction >= 0.0 && c->fraction < 1.0))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--service: '%s': give the shifted exponential as shexp:F with the "
-                              "shift's share F of the mean, 0 <= F < 1 (det is F = 1)", spec);
-        snprintf(law, sizeof law, "shexp:%.17g,%.17g", c->fraction * mean,
-                 1.0 / ((1.0 - c->fraction) * mean));
-    } else if (strncmp(spec, "trace:", 6) == 0) {
-        c->family = FJ_FAM_TRACE;
-        snprintf(law, sizeof law, "%s", spec);
-    } else {
-        return storq_fail(err, STORQ_ERR_USAGE,
-                          "--service: '%s' is not a service family; accepted: exp, pareto:ALPHA "
-                          "(ALPHA > 1), shexp:F (0 <= F < 1), det, trace:PATH (all at mean "
-                          "1/(k mu))", spec);
-    }
-    snprintf(c->service_spec, sizeof c->service_spec, "%s", law);
-    int rc = storq_dist_parse(law, "--service", &c->law, err);
-    if (rc) {
-        /* the parser lists every law it knows; --service takes only the families above */
-        char *tail = strstr(err->msg, "; accepted:");
-        if (tail)
-            snprintf(tail, sizeof err->msg - (size_t)(tail - err->msg),
-                     "; give trace:PATH with one number >= 0 per line");
-        return rc;
-    }
+    double shape;
+    STORQ_TRY(storq_dist_parse_at_mean(spec, c->mean, "--service", &c->law, &shape, &c->scale,
+                                       err));
     c->have_law = 1;
-    c->scale = 1.0;
-    if (c->family == FJ_FAM_TRACE) {
-        if (!(c->law.mean > 0) || !isfinite(c->law.mean))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--service: the trace '%s' has mean %g; it needs a finite positive "
-                              "mean to be rescaled to 1/(k mu)", spec + 6, c->law.mean);
-        c->scale = mean / c->law.mean;
+    snprintf(c->service_spec, sizeof c->service_spec, "%s", c->law.spec);
+    switch (c->law.kind) {
+    case STORQ_DIST_EXP:
+        c->family = FJ_FAM_EXP;
+        break;
+    case STORQ_DIST_DET:
+        c->family = FJ_FAM_DET;
+        break;
+    case STORQ_DIST_PARETO:
+        c->family = FJ_FAM_PARETO;
+        c->alpha = shape;
+        break;
+    case STORQ_DIST_SHEXP:
+        c->family = FJ_FAM_SHEXP;
+        c->fraction = shape;
+        break;
+    case STORQ_DIST_TRACE:
+        c->family = FJ_FAM_TRACE;
+        break;
+    default: /* storq_dist_parse_at_mean gives only the families above */
+        return STORQ_RUNTIME_FAIL(err, "--service: unexpected law '%s'", c->law.spec);
     }
     return STORQ_OK;
 }

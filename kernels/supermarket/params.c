@@ -32,7 +32,8 @@ static const storq_param_def smk_params[] = {
      .choices = "without|with",
      .doc = "sample the L servers without replacement (a random L-subset) or with replacement"},
     {.name = "service", .type = STORQ_PARAM_STRING, .def = "auto", .unit = "time",
-     .doc = "service-time law of one task (a distribution spec); auto = exp:k (mean 1/k), the "
+     .laws = STORQ_LAWS_TIME,
+     .doc = "service-time law of one task, or auto = exp:k (mean 1/k), the "
             "law the mean-field theory assumes"},
     {.name = "engine", .type = STORQ_PARAM_STRING, .def = "servers", .unit = "",
      .choices = "servers|counts",
