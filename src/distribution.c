@@ -644,6 +644,54 @@ double storq_ddist_pmf(const storq_ddist *d, int64_t k)
     return 0;
 }
 
+double storq_ddist_mass(const storq_ddist *d, int64_t lo, int64_t hi)
+{
+    if (hi < lo)
+        return 0.0;
+    switch (d->kind) {
+    case STORQ_DDIST_FIXED:
+        return lo <= d->min && d->min <= hi ? 1.0 : 0.0;
+    case STORQ_DDIST_GEOM: {
+        double p = d->p[0];
+        if (p >= 1.0)
+            return lo <= 1 && 1 <= hi ? 1.0 : 0.0;
+        if (lo < 1)
+            lo = 1;
+        /* P(X >= lo) - P(X > hi) = (1-p)^(lo-1) - (1-p)^hi */
+        double l = log1p(-p);
+        double a = exp((double)(lo - 1) * l);
+        double b = hi == INT64_MAX ? 0.0 : exp((double)hi * l);
+        return a - b > 0 ? a - b : 0.0;
+    }
+    case STORQ_DDIST_UNIFORM: {
+        int64_t a = lo > d->min ? lo : d->min, b = hi < d->max ? hi : d->max;
+        if (b < a)
+            return 0.0;
+        return ((double)(b - a) + 1.0) / ((double)(d->max - d->min) + 1.0);
+    }
+    case STORQ_DDIST_BINOM:
+    case STORQ_DDIST_PMF: {
+        double s = 0.0;
+        for (size_t i = 0; i < d->nvalues; i++)
+            if (d->values[i] >= lo && d->values[i] <= hi)
+                s += storq_ddist_pmf(d, d->values[i]);
+        return s;
+    }
+    }
+    return 0.0;
+}
+
+int64_t storq_ddist_tail_cut(const storq_ddist *d, double tail)
+{
+    if (d->kind != STORQ_DDIST_GEOM)
+        return d->max;
+    double p = d->p[0];
+    if (p >= 1.0)
+        return 1;
+    double K = ceil(log(tail) / log1p(-p)); /* P(X > K) = (1-p)^K */
+    return K < 1 ? 1 : K > 9e15 ? (int64_t)9e15 : (int64_t)K;
+}
+
 void storq_ddist_free(storq_ddist *d)
 {
     if (!d)

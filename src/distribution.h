@@ -67,6 +67,13 @@ typedef struct storq_ddist {
 int storq_ddist_parse(const char *spec, const char *param, storq_ddist *d, storq_error *err);
 int64_t storq_ddist_sample(const storq_ddist *d, storq_rng *rng);
 double storq_ddist_pmf(const storq_ddist *d, int64_t k);
+/* P(lo <= X <= hi); 0 when hi < lo. Closed forms for fixed, geom and uniform; binom and pmf sum
+ * their table. */
+double storq_ddist_mass(const storq_ddist *d, int64_t lo, int64_t hi);
+/* Where to cut the support so that less than `tail` lies beyond it: the support's maximum when that
+ * is finite (nothing is cut), else (geom) the smallest K >= 1 with P(X > K) < tail, at most 9e15
+ * (so that K and the sizes up to it stay exact as doubles). */
+int64_t storq_ddist_tail_cut(const storq_ddist *d, double tail);
 void storq_ddist_free(storq_ddist *d);
 
 /* The three ways a model takes a law, each a set of forms of the one grammar:

@@ -490,7 +490,7 @@ int main(void)
     lne.lambda = 0.85 * 5 * 1.5 / (9.0 * 0.5);
     run_case("linear regime, exp chunks, mu 1.5", &lne, 2);
     /* other orders of the list, each policy alone, and other laws */
-    const char *orders[] = {"WF,BR", "BS", "WF", "BR"};
+    const char *orders[] = {"WF+BR", "BS", "WF", "BR"};
     for (int i = 0; i < 4; i++) {
         config o = ln;
         o.policy = orders[i];

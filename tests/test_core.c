@@ -119,10 +119,14 @@ static void test_histograms(void)
 }
 
 static const storq_param_def defs[] = {
-    {"n", STORQ_PARAM_INT, "10", 1, 1e9, 0, "servers", NULL, "servers"},
-    {"rate", STORQ_PARAM_REAL, "0.5", 0, 1, 1, "1/time", NULL, "rate"},
-    {"mode", STORQ_PARAM_STRING, "a", 0, 0, 0, "", "a|b", "mode"},
-    {"law", STORQ_PARAM_STRING, "exp:1", 0, 0, 0, "", NULL, "law"},
+    {.name = "n", .type = STORQ_PARAM_INT, .def = "10", .min = 1, .max = 1e9, .unit = "servers",
+     .doc = "servers"},
+    {.name = "rate", .type = STORQ_PARAM_REAL, .def = "0.5", .min = 0, .max = 1, .min_open = 1,
+     .unit = "1/time", .doc = "rate"},
+    {.name = "mode", .type = STORQ_PARAM_STRING, .def = "a", .unit = "", .choices = "a|b",
+     .doc = "mode"},
+    {.name = "law", .type = STORQ_PARAM_STRING, .def = "exp:1", .unit = "",
+     .laws = STORQ_LAWS_TIME, .doc = "law"},
     {.name = NULL}, /* end */
 };
 

@@ -517,6 +517,74 @@ static void test_discrete_parse(void)
     storq_ddist_free(NULL);
 }
 
+/* A plain sum of storq_ddist_pmf over the support's k in [lo, hi]; geom's unbounded support is
+ * summed up to 20000, where what remains of the laws below is under 1e-80 of any window's mass. */
+static double pmf_sum(const storq_ddist *d, int64_t lo, int64_t hi)
+{
+    int64_t a = lo > d->min ? lo : d->min, b = hi < d->max ? hi : d->max;
+    if (b > 20000)
+        b = 20000;
+    double s = 0;
+    for (int64_t k = a; k <= b; k++)
+        s += storq_ddist_pmf(d, k);
+    return s;
+}
+
+/* storq_ddist_mass against pmf_sum, for every law kind and windows below, across, inside and
+ * beyond the support (and empty ones). */
+static void test_discrete_mass(void)
+{
+    static const char *specs[] = {"fixed:4", "geom:0.3", "geom:0.01", "geom:1", "binom:10,0.3",
+                                  "uniform:3,9", "pmf:1=0.5,4=0.3,9=0.2"};
+    static const int64_t win[][2] = {{-5, 0}, {-5, 3}, {1, 1}, {2, 5}, {3, 9}, {4, 4},
+                                     {7, 100}, {10, INT64_MAX}, {1, INT64_MAX}, {5, 2},
+                                     {100, 200}, {INT64_MIN, INT64_MAX}};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        storq_ddist d;
+        storq_error err = {0};
+        CHECK(storq_ddist_parse(specs[i], "--size", &d, &err) == STORQ_OK);
+        for (size_t w = 0; w < sizeof win / sizeof win[0]; w++) {
+            double got = storq_ddist_mass(&d, win[w][0], win[w][1]);
+            double want = pmf_sum(&d, win[w][0], win[w][1]);
+            if (!(fabs(got - want) <= 1e-12 * want))
+                fprintf(stderr, "%s: mass [%lld, %lld] = %.17g, pmf sum %.17g\n", specs[i],
+                        (long long)win[w][0], (long long)win[w][1], got, want);
+            CHECK(fabs(got - want) <= 1e-12 * want);
+        }
+        storq_ddist_free(&d);
+    }
+}
+
+/* storq_ddist_tail_cut: geom's cut K is the first with the summed tail P(X > K) below the bound;
+ * finite supports are not cut (K is the maximum, nothing lies beyond). */
+static void test_discrete_tail_cut(void)
+{
+    static const struct {
+        const char *spec;
+        double tail;
+    } cases[] = {{"geom:0.3", 1e-6}, {"geom:0.3", 1e-9}, {"geom:0.01", 1e-4}, {"geom:0.01", 1e-13},
+                 {"geom:1", 1e-9},   {"fixed:4", 1e-9},  {"binom:10,0.3", 1e-3},
+                 {"binom:1000,0.002", 1e-13}, {"uniform:3,9", 0.5}, {"pmf:1=0.5,4=0.3,9=0.2", 0.1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        storq_ddist d;
+        storq_error err = {0};
+        CHECK(storq_ddist_parse(cases[i].spec, "--size", &d, &err) == STORQ_OK);
+        int64_t K = storq_ddist_tail_cut(&d, cases[i].tail);
+        double beyond = pmf_sum(&d, K + 1, INT64_MAX);
+        CHECK(K >= d.min && beyond < cases[i].tail);
+        if (d.kind == STORQ_DDIST_GEOM && K > 1)
+            CHECK(pmf_sum(&d, K, INT64_MAX) >= cases[i].tail);
+        if (d.kind != STORQ_DDIST_GEOM)
+            CHECK(K == d.max && beyond == 0);
+        storq_ddist_free(&d);
+    }
+    storq_ddist d;
+    storq_error err = {0};
+    CHECK(storq_ddist_parse("geom:1e-15", "--size", &d, &err) == STORQ_OK);
+    CHECK(storq_ddist_tail_cut(&d, 1e-13) == (int64_t)9e15); /* 3e16 by the formula: capped */
+    storq_ddist_free(&d);
+}
+
 int main(void)
 {
     xs = malloc(N * sizeof *xs);
@@ -527,6 +595,8 @@ int main(void)
     test_trace();
     test_discrete_parse();
     test_discrete_sampling();
+    test_discrete_mass();
+    test_discrete_tail_cut();
     free(xs);
     return check_report("test_distribution");
 }

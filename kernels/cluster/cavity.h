@@ -1,8 +1,9 @@
-/* Theory of the `cluster` model under BR (MODELS.md; seed 000): the cavity queue -- an M/G/1 queue
+/* Theory of the `cluster` model under BR (docs/models/cluster-theory.md; the paper "Delay
+ * Comparison of Delivery and Coding Policies in Data Clusters"): the cavity queue -- an M/G/1 queue
  * fed at the request rate lambda whose per-arrival work is c X / mu time units (X = q + 1 with
  * probability k'/m, q otherwise, for a request of k = q m + k' blocks; k ~ pi; c ~ psi) -- its
- * stationary workload distribution computed numerically, and the product-form delay figure per k.
- * Pure numerics: no engine types beyond the distribution laws. */
+ * stationary workload distribution computed numerically (cavity.c), and the product-form delay
+ * figure per k (product_form.c). Pure numerics: no engine types beyond the distribution laws. */
 #ifndef STORQ_CLUSTER_CAVITY_H
 #define STORQ_CLUSTER_CAVITY_H
 

@@ -1,0 +1,634 @@
+/* The `cluster` simulation: one replication of the listed delivery policies, run coupled on one
+ * stream of arrivals, sizes, block sizes and placements (docs/models/cluster.md, "Dynamics and
+ * conventions").
+ *
+ * A request for a file of k chunks (coded into alpha_k >= k blocks placed afresh on the servers)
+ * asks k of its blocks from the servers holding them; servers serve FCFS at mu bits per unit time.
+ * Each policy keeps its own per-server "busy until" times V_i, so a request costs O(alpha_k) (plus
+ * O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m.
+ *
+ * The draws per request, in this order: ARRIVALS (the inter-arrival time), SIZES (k), SERVICE (the
+ * block size c), PLACEMENT (alpha_k distinct servers when alpha_k < m; else the servers holding one
+ * block more than the others), TIES (a key per entry, when BS or WF is listed), then ROUTING when
+ * BR has a choice to make (the policies are served in their listed order). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distribution.h"
+#include "internal.h"
+#include "model.h"
+
+/* ------------------------------------------------------------------ one request's entries */
+
+/* Scratch arrays of one request's entries (servers of its placement), grown on demand. */
+typedef struct cl_work {
+    size_t cap;
+    uint64_t *srv;  /* server of entry j */
+    int64_t *a;     /* blocks of the request on it */
+    int64_t *s;     /* blocks asked of it */
+    uint64_t *key;  /* tie keys */
+    double *u;      /* busy-until time counting blocks asked so far */
+    uint32_t *cand; /* candidate entries */
+    uint32_t *heap;
+    uint64_t *pick; /* random subsets */
+} cl_work;
+
+static void cl_work_free(cl_work *w)
+{
+    free(w->srv);
+    free(w->a);
+    free(w->s);
+    free(w->key);
+    free(w->u);
+    free(w->cand);
+    free(w->heap);
+    free(w->pick);
+    memset(w, 0, sizeof *w);
+}
+
+static int cl_work_reserve(cl_work *w, size_t n)
+{
+    if (n <= w->cap)
+        return 0;
+    size_t cap = w->cap ? w->cap : 64;
+    while (cap < n)
+        cap *= 2;
+#define GROW(f)                                              \
+    do {                                                     \
+        void *t_ = realloc(w->f, cap * sizeof *w->f);        \
+        if (!t_)                                             \
+            return -1;                                       \
+        w->f = t_;                                           \
+    } while (0)
+    GROW(srv);
+    GROW(a);
+    GROW(s);
+    GROW(key);
+    GROW(u);
+    GROW(cand);
+    GROW(heap);
+    GROW(pick);
+#undef GROW
+    w->cap = cap;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the order of entries */
+
+/* Strict total order of entries: workload (busy-until time), then tie key, then entry. */
+static inline int cl_less(const cl_work *w, uint32_t x, uint32_t y)
+{
+    if (w->u[x] != w->u[y])
+        return w->u[x] < w->u[y];
+    if (w->key[x] != w->key[y])
+        return w->key[x] < w->key[y];
+    return x < y;
+}
+
+/* Rearrange v[0..n) so that its first r elements are the r least (in any order). */
+static void cl_select(const cl_work *w, uint32_t *v, size_t n, size_t r)
+{
+    size_t lo = 0, hi = n; /* the boundary r lies in [lo, hi) */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        /* median of three as pivot, moved to lo */
+        uint32_t a = v[lo], b = v[mid], cc = v[hi - 1];
+        uint32_t piv = cl_less(w, a, b) ? (cl_less(w, b, cc) ? b : (cl_less(w, a, cc) ? cc : a))
+                                        : (cl_less(w, a, cc) ? a : (cl_less(w, b, cc) ? cc : b));
+        /* three-way-free Lomuto partition: elements < piv first */
+        size_t i = lo;
+        for (size_t j = lo; j < hi; j++)
+            if (cl_less(w, v[j], piv)) {
+                uint32_t t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+            }
+        /* v[lo..i) < piv <= v[i..hi); place piv at i */
+        size_t pj = i;
+        while (v[pj] != piv)
+            pj++;
+        uint32_t t = v[i];
+        v[i] = v[pj];
+        v[pj] = t;
+        if (i == r || i + 1 == r)
+            return;
+        if (r < i)
+            hi = i;
+        else
+            lo = i + 1;
+    }
+}
+
+static inline void cl_sift_down(const cl_work *w, uint32_t *h, size_t n, size_t i)
+{
+    uint32_t x = h[i];
+    for (;;) {
+        size_t l = 2 * i + 1;
+        if (l >= n)
+            break;
+        size_t b = l;
+        if (l + 1 < n && cl_less(w, h[l + 1], h[l]))
+            b = l + 1;
+        if (!cl_less(w, h[b], x))
+            break;
+        h[i] = h[b];
+        i = b;
+    }
+    h[i] = x;
+}
+
+/* An unsigned integer ordered as the double u is (u not NaN; -0 and +0 equal). */
+static inline uint64_t cl_ord(double u)
+{
+    uint64_t b;
+    u += 0.0; /* -0 becomes +0 */
+    memcpy(&b, &u, sizeof b);
+    return b >> 63 ? ~b : b | (uint64_t)1 << 63;
+}
+
+/* The r least of the n <= 64 entries in the order of cl_less, as a bit mask. Few entries: ranks
+ * by comparing every pair, without branches, as 128-bit integers (workload, tie key); for i < j,
+ * equal ones put i first. More entries: quickselect. */
+#define CL_RANK_MAX 16
+static uint64_t cl_least_mask(cl_work *w, size_t n, size_t r)
+{
+    uint64_t mask = 0;
+    if (n <= CL_RANK_MAX) {
+        storq_u128 K[CL_RANK_MAX];
+        unsigned rank[CL_RANK_MAX] = {0};
+        for (size_t i = 0; i < n; i++)
+            K[i] = (storq_u128)cl_ord(w->u[i]) << 64 | w->key[i];
+        for (size_t i = 0; i < n; i++) {
+            unsigned ri = 0;
+            for (size_t j = i + 1; j < n; j++) {
+                unsigned before = K[i] <= K[j];
+                rank[j] += before;
+                ri += 1 - before;
+            }
+            rank[i] += ri;
+        }
+        for (size_t j = 0; j < n; j++)
+            mask |= (uint64_t)(rank[j] < r) << j;
+        return mask;
+    }
+    for (size_t j = 0; j < n; j++)
+        w->cand[j] = (uint32_t)j;
+    cl_select(w, w->cand, n, r);
+    for (size_t i = 0; i < r; i++)
+        mask |= (uint64_t)1 << w->cand[i];
+    return mask;
+}
+
+/* ------------------------------------------------------------------ the replication's state */
+
+/* What one policy measures. */
+typedef struct cl_acc {
+    storq_hist delay, wfound;
+    storq_hist *chist; /* per size class */
+    double sum;
+    double *csum;
+    uint64_t *ccnt;
+    uint64_t ccdf[CL_NGRID + 1]; /* requests with delay above exactly j grid points */
+} cl_acc;
+
+/* One replication's state. */
+typedef struct cl_rep {
+    const cl_ctx *c;
+    storq_rng arr, siz, svc, plc, rte, tie;
+    double *V; /* busy-until times: policy pi's servers at V + pi m */
+    double *csum;
+    uint64_t *ccnt;
+    storq_hist *chist; /* the per-class arrays behind acc, policy after policy */
+    cl_work w;
+    cl_acc acc[CL_NPOL_MAX];
+    double t;        /* time since the current epoch */
+    uint64_t since;  /* requests since the last rebase */
+    double Tmeas;    /* length of the measurement window */
+    double work_in;  /* bits arriving in it */
+    double wstart[CL_NPOL_MAX]; /* work (bits) in each policy's system when it opens */
+} cl_rep;
+
+/* One request as drawn: the same for every policy. */
+typedef struct cl_req {
+    int64_t k, alpha;
+    double cn, d; /* block size (bits) and a block's service time cn / mu */
+    int meas;
+    size_t ci; /* size class (when measuring) */
+    size_t nc; /* entries: alpha distinct servers with one block each (alpha < m), or all m */
+    int small; /* alpha < m and at most 64 entries: the bit-mask path */
+} cl_req;
+
+static int cl_rep_init(cl_rep *R, const cl_ctx *c, const storq_stream_key *key,
+                       storq_record *rec)
+{
+    memset(R, 0, sizeof *R);
+    R->c = c;
+    R->arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
+    R->siz = storq_rng_stream(key, STORQ_STREAM_SIZES);
+    R->svc = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+    R->plc = storq_rng_stream(key, STORQ_STREAM_PLACEMENT);
+    R->rte = storq_rng_stream(key, STORQ_STREAM_ROUTING);
+    R->tie = storq_rng_stream(key, STORQ_STREAM_TIES);
+    const size_t np = (size_t)c->npol, ncl = c->nclass;
+    R->V = calloc((size_t)c->m * np, sizeof *R->V);
+    R->csum = calloc(np * ncl, sizeof *R->csum);
+    R->ccnt = calloc(np * ncl, sizeof *R->ccnt);
+    R->chist = calloc(np * ncl, sizeof *R->chist);
+    if (!R->V || !R->csum || !R->ccnt || !R->chist)
+        return -1;
+    for (size_t pi = 0; pi < np; pi++) {
+        cl_acc *A = &R->acc[pi];
+        A->delay = storq_record_hist(rec, c->id[pi].delay);
+        A->wfound = storq_record_hist(rec, c->id[pi].wfound);
+        A->csum = R->csum + pi * ncl;
+        A->ccnt = R->ccnt + pi * ncl;
+        A->chist = R->chist + pi * ncl;
+        for (size_t j = 0; j < ncl; j++)
+            A->chist[j] = storq_record_hist(rec, c->id[pi].chist0 + (int)j);
+    }
+    return 0;
+}
+
+static void cl_rep_free(cl_rep *R)
+{
+    cl_work_free(&R->w);
+    free(R->V);
+    free(R->csum);
+    free(R->ccnt);
+    free(R->chist);
+}
+
+/* Work (in time units) at m servers with busy-until times Vp, at time t. */
+static double cl_workload(const double *Vp, uint64_t m, double t)
+{
+    double s = 0.0;
+    for (uint64_t i = 0; i < m; i++)
+        s += Vp[i] > t ? Vp[i] - t : 0.0;
+    return s;
+}
+
+/* A new epoch at the current time: a deterministic map, so equal V stay equal. */
+static void cl_rebase(cl_rep *R)
+{
+    double *V = R->V;
+    const double t = R->t;
+    const size_t n = (size_t)R->c->m * (size_t)R->c->npol;
+    for (size_t i = 0; i < n; i++)
+        V[i] = V[i] > t ? V[i] - t : 0.0;
+    R->t = 0.0;
+    R->since = 0;
+}
+
+/* The measurement window opens: the work each policy's system holds. */
+static void cl_open_window(cl_rep *R)
+{
+    const cl_ctx *c = R->c;
+    for (int pi = 0; pi < c->npol; pi++)
+        R->wstart[pi] = c->mu * cl_workload(R->V + (size_t)pi * c->m, c->m, R->t);
+}
+
+/* ------------------------------------------------------------------ arrival and placement */
+
+/* The n-th request's arrival, size and block size (the clock, the epoch and the window kept). */
+static inline void cl_arrive(cl_rep *R, uint64_t n, cl_req *q)
+{
+    const cl_ctx *c = R->c;
+    const double tau = storq_rng_exp(&R->arr, c->lambda);
+    R->t += tau;
+    R->since++;
+    q->meas = n >= c->warmup;
+    if (q->meas && n > c->warmup)
+        R->Tmeas += tau;
+    if (R->t > c->rebase_time && R->since >= c->rebase_count)
+        cl_rebase(R);
+    q->k = storq_ddist_sample(&c->size, &R->siz);
+    q->alpha = cl_alpha(c, q->k);
+    q->cn = storq_dist_sample(&c->cdist, &R->svc);
+    q->d = q->cn / c->mu;
+    if (q->meas && n == c->warmup)
+        cl_open_window(R);
+    if (q->meas)
+        R->work_in += q->cn * (double)q->k;
+    q->ci = !q->meas ? 0 : q->k < CL_CLASS_TAB ? c->class_tab[q->k] : cl_class_of(c, q->k);
+}
+
+/* alpha >= m: every server holds floor(alpha / m) blocks, and the remainder's servers (drawn)
+ * one more. */
+static void cl_place_everywhere(cl_work *w, storq_rng *plc, uint64_t m, int64_t alpha)
+{
+    const int64_t base = alpha / (int64_t)m, r = alpha - base * (int64_t)m;
+    for (size_t j = 0; j < (size_t)m; j++) {
+        w->srv[j] = j;
+        w->a[j] = base;
+    }
+    if (r > 0) {
+        storq_rng_sample_distinct_fast(plc, m, (unsigned)r, w->pick);
+        for (int64_t i = 0; i < r; i++)
+            w->a[w->pick[i]]++;
+    }
+}
+
+/* The request's entries: servers srv[j] holding a[j] >= 1 blocks for j < nc (a unset on the
+ * bit-mask path, where every entry holds one), with their tie keys. -1: out of memory. */
+static inline int cl_place(cl_rep *R, cl_req *q)
+{
+    const uint64_t m = R->c->m;
+    cl_work *w = &R->w;
+    const int below = (uint64_t)q->alpha < m;
+    q->nc = below ? (size_t)q->alpha : (size_t)m;
+    q->small = below && q->alpha <= 64;
+    if (q->nc > w->cap && cl_work_reserve(w, q->nc))
+        return -1;
+    if (!below) {
+        cl_place_everywhere(w, &R->plc, m, q->alpha);
+    } else {
+        storq_rng_sample_distinct_fast(&R->plc, m, (unsigned)q->alpha, w->srv);
+        if (!q->small)
+            for (size_t j = 0; j < q->nc; j++)
+                w->a[j] = 1;
+    }
+    if (R->c->need_keys)
+        for (size_t j = 0; j < q->nc; j++)
+            w->key[j] = storq_rng_next(&R->tie);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ which blocks to ask */
+
+/* The bit-mask path (one block per entry, so q = 0 and k' = k): every policy asks k of the nc
+ * entries one block each. WF too: a popped entry has no block left, so its k pops are the k least
+ * in the order, the set BS asks. Bit j of the result: entry j is asked. */
+static inline uint64_t cl_ask_small(int pol, const cl_req *q, const double *Vp, double t,
+                                    cl_work *w, storq_rng *rte)
+{
+    const size_t nc = q->nc;
+    if ((size_t)q->k == nc)
+        return ~(uint64_t)0 >> (64 - nc);
+    if (pol == CL_BR) {
+        storq_rng_sample_distinct_fast(rte, nc, (unsigned)q->k, w->pick);
+        uint64_t ask = 0;
+        for (int64_t i = 0; i < q->k; i++)
+            ask |= (uint64_t)1 << w->pick[i];
+        return ask;
+    }
+    for (size_t j = 0; j < nc; j++) {
+        double v = Vp[w->srv[j]];
+        w->u[j] = v > t ? v : t;
+    }
+    return cl_least_mask(w, nc, (size_t)q->k);
+}
+
+/* WF when alpha >= m: k blocks, each from the entry whose busy-until time (counting the blocks
+ * asked so far) is least among those with a block left; s[j] = blocks asked of entry j. */
+static void cl_ask_water_filling(cl_work *w, const double *Vp, double t, const cl_req *q)
+{
+    const double d = q->d; /* in a register: the stores to u below could alias q's fields */
+    const int64_t k = q->k;
+    size_t hn = 0;
+    for (size_t j = 0; j < q->nc; j++) {
+        w->s[j] = 0;
+        double v = Vp[w->srv[j]];
+        w->u[j] = v > t ? v : t;
+        w->heap[hn++] = (uint32_t)j;
+    }
+    for (size_t i = hn / 2; i-- > 0;)
+        cl_sift_down(w, w->heap, hn, i);
+    for (int64_t r = 0; r < k; r++) {
+        uint32_t j = w->heap[0];
+        w->s[j]++;
+        w->u[j] += d;
+        if (w->s[j] >= w->a[j])
+            w->heap[0] = w->heap[--hn];
+        if (hn)
+            cl_sift_down(w, w->heap, hn, 0);
+    }
+}
+
+/* Every entry is asked `quota` blocks; the candidates for one more are those holding more.
+ * Returns their number (listed in cand). */
+static inline size_t cl_ask_quota(cl_work *w, size_t nc, int64_t quota)
+{
+    size_t ncand = 0;
+    for (size_t j = 0; j < nc; j++) {
+        w->s[j] = quota;
+        if (w->a[j] - quota > 0)
+            w->cand[ncand++] = (uint32_t)j;
+    }
+    return ncand;
+}
+
+/* BS (and WF with one block per entry): one more block from each of the kp least candidates. */
+static void cl_ask_least(cl_work *w, const double *Vp, double t, size_t ncand, int64_t kp)
+{
+    for (size_t i = 0; i < ncand; i++) {
+        uint32_t j = w->cand[i];
+        double v = Vp[w->srv[j]];
+        w->u[j] = v > t ? v : t;
+    }
+    cl_select(w, w->cand, ncand, (size_t)kp);
+    for (int64_t i = 0; i < kp; i++)
+        w->s[w->cand[i]]++;
+}
+
+/* The general path (alpha >= m, or more than 64 entries): s[j] = blocks asked of entry j. A
+ * request of k = q m + k' blocks asks q of every entry and one more of k' candidates: at random
+ * (BR) or the least loaded (BS; WF too when every entry holds one block, see cl_ask_small). */
+static inline void cl_ask_general(int pol, const cl_req *q, const double *Vp, double t,
+                                  uint64_t m, cl_work *w, storq_rng *rte)
+{
+    if (pol == CL_WF && (uint64_t)q->alpha >= m) {
+        cl_ask_water_filling(w, Vp, t, q);
+        return;
+    }
+    const int64_t quota = q->k / (int64_t)m, kp = q->k - quota * (int64_t)m;
+    const size_t ncand = cl_ask_quota(w, q->nc, quota);
+    if ((size_t)kp == ncand) {
+        for (size_t i = 0; i < ncand; i++)
+            w->s[w->cand[i]]++;
+    } else if (kp > 0 && pol == CL_BR) {
+        storq_rng_sample_distinct_fast(rte, ncand, (unsigned)kp, w->pick);
+        for (int64_t i = 0; i < kp; i++)
+            w->s[w->cand[w->pick[i]]]++;
+    } else if (kp > 0) {
+        cl_ask_least(w, Vp, t, ncand, kp);
+    }
+}
+
+/* ------------------------------------------------------------------ serving and measuring */
+
+/* Serving one request under one policy: the largest delay numerator mu x + c s so far and, when
+ * measuring, the workload-found histogram's sum, min and max, kept in registers for the request
+ * (the same additions in the same order as storq_hist_add). */
+typedef struct cl_serve {
+    double t, d, mu, cn;
+    int meas;
+    storq_hist *hw;
+    double num, hsum, hmin, hmax;
+} cl_serve;
+
+static inline cl_serve cl_serve_begin(double t, const cl_req *q, double mu, storq_hist *hw)
+{
+    cl_serve S = {t, q->d, mu, q->cn, q->meas, hw, 0.0, 0.0, 0.0, 0.0};
+    if (q->meas) {
+        S.hsum = *hw->sum;
+        S.hmin = *hw->min;
+        S.hmax = *hw->max;
+    }
+    return S;
+}
+
+/* Ask s >= 1 blocks of the server whose busy-until time is *vi. */
+static inline void cl_serve_one(cl_serve *S, double *vi, int64_t s)
+{
+    double v = *vi > S->t ? *vi : S->t;
+    const double x = v - S->t; /* = max(V - t, 0), without a branch */
+    const double num = S->mu * x + S->cn * (double)s;
+    S->num = num > S->num ? num : S->num;
+    if (S->meas) {
+        S->hw->counts[storq_hist_bin(S->hw, x)]++;
+        S->hsum += x;
+        if (x < S->hmin)
+            S->hmin = x;
+        if (x > S->hmax)
+            S->hmax = x;
+    }
+    for (int64_t r = 0; r < s; r++) /* one addition per block, so that workloads equal in */
+        v += S->d;                  /* exact arithmetic stay equal in floating point */
+    *vi = v;
+}
+
+/* One block from each entry of the mask, in entry order. */
+static inline void cl_serve_mask(cl_serve *S, double *Vp, const cl_work *w, uint64_t ask)
+{
+    for (; ask; ask &= ask - 1)
+        cl_serve_one(S, Vp + w->srv[__builtin_ctzll(ask)], 1);
+}
+
+/* s[j] blocks from each asked entry, in entry order (the asked ones listed without branches). */
+static inline void cl_serve_asked(cl_serve *S, double *Vp, cl_work *w, size_t nc)
+{
+    size_t na = 0;
+    for (size_t j = 0; j < nc; j++) {
+        w->cand[na] = (uint32_t)j;
+        na += w->s[j] > 0;
+    }
+    for (size_t i = 0; i < na; i++) {
+        const size_t j = w->cand[i];
+        cl_serve_one(S, Vp + w->srv[j], w->s[j]);
+    }
+}
+
+/* Number of grid points below D: the table for D in [bucket of xgrid[0], that of xgrid[49]],
+ * 0 below (0 <= D < xgrid[0]), the search otherwise (large D, and any non-finite D). */
+static inline size_t cl_ccdf_index(const cl_ctx *c, double D)
+{
+    const int64_t b = cl_bucket(D) - c->ccdf_b0;
+    if (b < 0)
+        return 0;
+    if (b < c->ccdf_nb) {
+        const size_t i = c->ccdf_tab[b];
+        return i + (c->ccdf_x[i] < D);
+    }
+    return cl_grid_below(c->xgrid, D);
+}
+
+/* A measured request's delay into the policy's observables. D is the largest (mu x + c s) / mu:
+ * division by mu > 0 is monotone in correctly rounded arithmetic, so dividing the largest
+ * numerator once gives the same double as the largest of the quotients. */
+static inline void cl_measure(const cl_ctx *c, cl_acc *A, const cl_serve *S, size_t ci)
+{
+    const double D = S->num / S->mu;
+    *S->hw->sum = S->hsum;
+    *S->hw->min = S->hmin;
+    *S->hw->max = S->hmax;
+    storq_hist_add(&A->delay, D);
+    A->sum += D;
+    A->csum[ci] += D;
+    A->ccnt[ci]++;
+    storq_hist_add(&A->chist[ci], D);
+    A->ccdf[cl_ccdf_index(c, D)]++;
+}
+
+/* Request q under the pi-th listed policy: choose the blocks, serve them, measure. */
+static inline void cl_serve_policy(cl_rep *R, int pi, const cl_req *q)
+{
+    const cl_ctx *c = R->c;
+    const int pol = c->pol[pi];
+    const double t = R->t;
+    double *Vp = R->V + (size_t)pi * c->m;
+    cl_acc *A = &R->acc[pi];
+    cl_serve S = cl_serve_begin(t, q, c->mu, &A->wfound);
+    if (q->small) {
+        cl_serve_mask(&S, Vp, &R->w, cl_ask_small(pol, q, Vp, t, &R->w, &R->rte));
+    } else {
+        cl_ask_general(pol, q, Vp, t, c->m, &R->w, &R->rte);
+        cl_serve_asked(&S, Vp, &R->w, q->nc);
+    }
+    if (q->meas)
+        cl_measure(c, A, &S, q->ci);
+}
+
+/* ------------------------------------------------------------------ the replication */
+
+/* The observables of each policy from its accumulators. */
+static void cl_record(const cl_rep *R, storq_record *rec)
+{
+    const cl_ctx *c = R->c;
+    const double N = (double)c->arrivals;
+    double first_mean = 0.0;
+    for (int pi = 0; pi < c->npol; pi++) {
+        const cl_acc *A = &R->acc[pi];
+        const cl_ids *id = &c->id[pi];
+        double mean = A->sum / N;
+        storq_record_scalar(rec, id->mean, mean);
+        if (pi == 0)
+            first_mean = mean;
+        else
+            storq_record_scalar(rec, id->diff, mean - first_mean);
+        double *cm = storq_record_vector(rec, id->cmean);
+        double *cc = storq_record_vector(rec, id->ccount);
+        for (size_t j = 0; j < c->nclass; j++) {
+            cm[j] = A->ccnt[j] ? A->csum[j] / (double)A->ccnt[j] : NAN;
+            cc[j] = (double)A->ccnt[j];
+        }
+        double *cd = storq_record_vector(rec, id->ccdf);
+        uint64_t above = 0;
+        for (size_t j = CL_NGRID; j-- > 0;) {
+            above += A->ccdf[j + 1];
+            cd[j] = (double)above / N;
+        }
+        const double s = cl_workload(R->V + (size_t)pi * c->m, c->m, R->t);
+        double delivered = R->wstart[pi] + R->work_in - c->mu * s;
+        storq_record_scalar(rec, id->util, delivered / ((double)c->m * c->mu * R->Tmeas));
+    }
+}
+
+int cl_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
+                 storq_error *err)
+{
+    const cl_ctx *c = vctx;
+    cl_rep R;
+    int rc = STORQ_OK;
+    if (cl_rep_init(&R, c, key, rec)) {
+        rc = STORQ_RUNTIME_FAIL(err, "out of memory (%llu servers)", (unsigned long long)c->m);
+        goto done;
+    }
+    const uint64_t total = c->warmup + c->arrivals;
+    for (uint64_t n = 0; n < total; n++) {
+        cl_req q;
+        cl_arrive(&R, n, &q);
+        if (cl_place(&R, &q)) {
+            rc = STORQ_RUNTIME_FAIL(err, "out of memory (request of %zu blocks)", R.w.cap);
+            goto done;
+        }
+        for (int pi = 0; pi < c->npol; pi++)
+            cl_serve_policy(&R, pi, &q);
+    }
+    cl_record(&R, rec);
+    rec->events += total;
+done:
+    cl_rep_free(&R);
+    return rc;
+}

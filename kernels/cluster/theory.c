@@ -1,0 +1,225 @@
+/* The theory stored beside `cluster` runs (docs/models/cluster-theory.md): BR's cavity queue and
+ * the product-form delay figure of the paper "Delay Comparison of Delivery and Coding Policies in
+ * Data Clusters", over the size law's mixture, overall and per size class; and the simulated BR
+ * delay against it. The numerics are in cavity.c and product_form.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cavity.h"
+#include "internal.h"
+#include "model.h"
+
+#define CL_BOUND_NOTE                                                                          \
+    " The paper proves the product-form figure bounds BR's delay (BR's delay is stochastically " \
+    "smaller), and that WF and BS are better than BR in increasing convex order."
+
+/* The axis of a theory array: the BR observable named suffix (the first listed policy's when BR
+ * is not listed: the grids are the same for every policy). */
+static const char *cl_grid_name(const cl_ctx *c, const char *suffix, char *buf, size_t size)
+{
+    int pi = 0;
+    for (int i = 0; i < c->npol; i++)
+        if (c->pol[i] == CL_BR)
+            pi = i;
+    snprintf(buf, size, "%s_%s", cl_pol_name[c->pol[pi]], suffix);
+    return buf;
+}
+
+/* The cavity queue's stationary workload: 0, 1 when it cannot be solved (a warning: the run has
+ * no theory), or an error. */
+static int cl_solve_cavity(const cl_ctx *c, cl_cavity *cav, storq_error *err)
+{
+    size_t xmax = 0;
+    double *px = cl_cavity_blocks_law(&c->size, (unsigned)c->m, &xmax);
+    if (!px)
+        return STORQ_RUNTIME_FAIL(err, "cavity queue: blocks law failed (out of memory)");
+    memset(cav, 0, sizeof *cav);
+    int bad = cl_cavity_solve(c->lambda, c->mu, px, xmax, &c->cdist, 1e-6, cav);
+    free(px);
+    if (bad) { /* a tail too heavy to capture: the simulation stands without its theory */
+        storq_warn("cluster: the cavity queue could not be solved (rho = %g, chunk_dist %s): "
+                   "no theory arrays for this point", c->rho, c->cdist.spec);
+        return -1;
+    }
+    return STORQ_OK;
+}
+
+/* The cavity queue's arrays: its grid, workload CDF and error, and the M/M/1 closed form when it
+ * applies (exponential chunks, every k <= m). */
+static int cl_theory_cavity(const cl_ctx *c, const cl_cavity *cav, storq_theory *out,
+                            storq_error *err)
+{
+    size_t np = cav->npoints;
+    double *grid = malloc(2 * np * sizeof *grid), *mm1 = grid + np;
+    if (!grid)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t j = 0; j < np; j++)
+        grid[j] = (double)j * cav->h;
+    int rc;
+    if ((rc = storq_theory_add(out, "cavity_grid", "time",
+                               "workload levels w = j h of the cavity queue's grid", "", grid, np,
+                               err)) ||
+        (rc = storq_theory_add(out, "cavity_workload_cdf", "1",
+                               "BR cavity queue (M/G/1 fed at rate lambda with work c X per "
+                               "arrival): stationary P(V <= w) on cavity_grid (time units). It "
+                               "bounds BR: WF and BS are better than BR in increasing convex "
+                               "order",
+                               "cavity_grid", cav->cdf, np, err)) ||
+        (rc = storq_theory_add(out, "cavity_error", "1",
+                               "estimated max absolute error of cavity_workload_cdf", "",
+                               &cav->error, 1, err)))
+        goto done;
+    if (storq_dist_is_exp(&c->cdist) && c->kmax_support <= (int64_t)c->m) {
+        double lam_eff = c->lambda * c->EX, srate = c->mu / c->Ec;
+        for (size_t j = 0; j < np; j++)
+            mm1[j] = cl_cavity_mm1_cdf(lam_eff, srate, grid[j]);
+        rc = storq_theory_add(out, "cavity_mm1_cdf", "1",
+                              "closed form of the cavity queue for exponential chunks and "
+                              "k <= m (M/M/1, arrival rate lambda E[k]/m, service rate "
+                              "mu/E[c]): P(V <= w) on cavity_grid; cross-checks "
+                              "cavity_workload_cdf",
+                              "cavity_grid", mm1, np, err);
+    }
+done:
+    free(grid);
+    return rc;
+}
+
+/* The product-form CCDF on the delay grid over the mixture (pf), and per size class (row j of
+ * ccls: P(D > x) given k in class j; cw: the classes' weights). */
+static void cl_product_form_ccdfs(const cl_ctx *c, const cl_cavity *cav, const double *cw,
+                                  double *pf, double *ccls)
+{
+    for (int j = 0; j < CL_NGRID; j++) {
+        double s = 0.0;
+        for (size_t i = 0; i < c->nq; i++) {
+            double F = cl_product_form_cdf(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
+                                           c->xgrid[j]);
+            s += c->qw[i] * F;
+            ccls[cl_class_of(c, c->qk[i]) * CL_NGRID + (size_t)j] += c->qw[i] * F;
+        }
+        pf[j] = 1.0 - s;
+    }
+    for (size_t ci = 0; ci < c->nclass; ci++)
+        for (int j = 0; j < CL_NGRID; j++)
+            ccls[ci * CL_NGRID + (size_t)j] =
+                cw[ci] > 0 ? 1.0 - ccls[ci * CL_NGRID + (size_t)j] / cw[ci] : NAN;
+}
+
+/* The product-form arrays: the CCDF per class and over the mixture, and the means per class and
+ * over the mixture. */
+static int cl_theory_product_form(const cl_ctx *c, const cl_cavity *cav, storq_theory *out,
+                                  storq_error *err)
+{
+    double *buf = malloc(sizeof *buf * (CL_NGRID + 2 * c->nclass + c->nq + 1));
+    double *ccls = calloc(c->nclass * CL_NGRID, sizeof *ccls);
+    int rc = STORQ_OK;
+    if (!buf || !ccls) {
+        rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+        goto done;
+    }
+    double *pf = buf, *cmean = pf + CL_NGRID, *cw = cmean + c->nclass, *kmean = cw + c->nclass;
+    double mean = 0.0;
+    for (size_t i = 0; i < c->nq; i++) {
+        kmean[i] = cl_product_form_mean(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist);
+        mean += c->qw[i] * kmean[i];
+    }
+    for (size_t j = 0; j < c->nclass; j++)
+        cmean[j] = cw[j] = 0.0;
+    for (size_t i = 0; i < c->nq; i++) {
+        size_t ci = cl_class_of(c, c->qk[i]);
+        cmean[ci] += c->qw[i] * kmean[i];
+        cw[ci] += c->qw[i];
+    }
+    cl_product_form_ccdfs(c, cav, cw, pf, ccls);
+    for (size_t j = 0; j < c->nclass; j++)
+        cmean[j] = cw[j] > 0 ? cmean[j] / cw[j] : NAN;
+
+    char gname[STORQ_NAME_MAX], desc[512];
+    if ((rc = storq_theory_add(out, "product_form_class_ccdf", "1",
+                               "product-form P(D > x) per size class: row j (a class, axis of "
+                               "class_mean_delay) on the delay_ccdf x grid (columns); an upper "
+                               "bound for BR's CCDF of that class",
+                               cl_grid_name(c, "delay_ccdf", gname, sizeof gname), ccls,
+                               c->nclass * CL_NGRID, err)))
+        goto done;
+    snprintf(desc, sizeof desc,
+             "product-form P(D > x) = 1 - sum_k pi_k P(D_k <= x), the delay as if the servers a "
+             "request asks had evolved independently (cavity queue); on the delay_ccdf grid%s.%s",
+             c->q_exact ? "" : " (size law bucketed into 4096 k values)", CL_BOUND_NOTE);
+    desc[255] = 0;
+    if ((rc = storq_theory_add(out, "product_form_ccdf", "1", desc,
+                               cl_grid_name(c, "delay_ccdf", gname, sizeof gname), pf, CL_NGRID,
+                               err)))
+        goto done;
+    snprintf(desc, sizeof desc,
+             "product-form mean delay of each size class (pi-weighted over its k); an upper "
+             "bound for BR.%s", CL_BOUND_NOTE);
+    desc[255] = 0;
+    if ((rc = storq_theory_add(out, "product_form_class_mean", "time", desc,
+                               cl_grid_name(c, "class_mean_delay", gname, sizeof gname), cmean,
+                               c->nclass, err)))
+        goto done;
+    snprintf(desc, sizeof desc,
+             "product-form mean delay over the size law; an upper bound for BR's mean delay.%s",
+             CL_BOUND_NOTE);
+    desc[255] = 0;
+    rc = storq_theory_add(out, "product_form_mean", "time", desc,
+                          cl_grid_name(c, "mean_delay", gname, sizeof gname), &mean, 1, err);
+done:
+    free(buf);
+    free(ccls);
+    return rc;
+}
+
+int cl_theory(const void *vctx, storq_theory *out, storq_error *err)
+{
+    const cl_ctx *c = vctx;
+    if (!(c->rho < 1.0) || c->m > 4294967295ULL)
+        return STORQ_OK;
+    cl_cavity cav;
+    int rc = cl_solve_cavity(c, &cav, err);
+    if (rc)
+        return rc < 0 ? STORQ_OK : rc;
+    if (!(rc = cl_theory_cavity(c, &cav, out, err)))
+        rc = cl_theory_product_form(c, &cav, out, err);
+    cl_cavity_free(&cav);
+    return rc;
+}
+
+int cl_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
+               storq_theory *out, storq_error *err)
+{
+    const storq_obs_def *dc = storq_obs_find(sim->schema, "BR_delay_ccdf");
+    const storq_obs_def *dm = storq_obs_find(sim->schema, "BR_mean_delay");
+    const storq_array *pf = storq_theory_find(theory, "product_form_ccdf");
+    const storq_array *pm = storq_theory_find(theory, "product_form_mean");
+    if (dc && pf && pf->len == CL_NGRID) {
+        double ex = -HUGE_VAL, ci = 0.0;
+        for (size_t j = 0; j < CL_NGRID; j++) {
+            double e = sim->mean[dc->value_offset + j] - pf->data[j];
+            if (e > ex) {
+                ex = e;
+                ci = sim->ci95[dc->value_offset + j];
+            }
+        }
+        STORQ_TRY(storq_theory_add(out, "BR_ccdf_excess_max", "1",
+                                   "max over the x grid of (simulated BR P(D > x) - product-form "
+                                   "P(D > x)); <= 0 within noise when the bound holds",
+                                   "", &ex, 1, err));
+        STORQ_TRY(storq_theory_add(out, "BR_ccdf_excess_ci95", "1",
+                                   "95% CI half-width of the simulated BR P(D > x) where the "
+                                   "excess is largest (the noise in BR_ccdf_excess_max)",
+                                   "", &ci, 1, err));
+    }
+    if (dm && pm && pm->len == 1) {
+        double r = sim->mean[dm->value_offset] / pm->data[0];
+        STORQ_TRY(storq_theory_add(out, "BR_mean_delay_over_product_form", "1",
+                                   "simulated BR mean delay / product-form mean delay (<= 1 "
+                                   "within noise when the bound holds)",
+                                   "", &r, 1, err));
+    }
+    return STORQ_OK;
+}
