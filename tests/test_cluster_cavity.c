@@ -69,9 +69,11 @@ static double grid_len(const cl_cavity *cav)
     return (double)(cav->npoints - 1) * cav->h;
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* (a) exponential chunks, every request of at most m blocks: M/M/1                                */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* (a) exponential chunks, every request of at most m blocks: M/M/1 */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 static void test_mm1(void)
 {
@@ -80,7 +82,7 @@ static void test_mm1(void)
      * s = mu RATE (a chunk takes c / mu ~ Exp(mu RATE) time units). */
     storq_ddist sz = ddist("uniform:1,8");
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     CHECK(px != NULL && xmax == 1);
     const double rate = 2, mu = 3;
     storq_dist c = cdist("exp:2");
@@ -91,7 +93,7 @@ static void test_mm1(void)
             double s = mu * rate, l = rhos[i] * s, lambda = l / px[1];
             cl_cavity cav;
             double t0 = now();
-            int rc = cl_cavity_solve(lambda, mu, px, xmax, &c, tols[t], &cav);
+            int rc = storq_cl_cavity_solve(lambda, mu, px, xmax, &c, tols[t], &cav);
             double dt = now() - t0;
             CHECK(rc == 0);
             if (rc != 0)
@@ -102,24 +104,26 @@ static void test_mm1(void)
              * second-order scheme) and the reported error within the request. */
             double emax = 0;
             for (size_t j = 0; j < cav.npoints; j++)
-                emax = fmax(emax, fabs(cav.cdf[j] - cl_cavity_mm1_cdf(l, s, (double)j * cav.h)));
+                emax =
+                    fmax(emax, fabs(cav.cdf[j] - storq_cl_cavity_mm1_cdf(l, s, (double)j * cav.h)));
             CHECK(emax <= cav.error);
             CHECK(cav.error <= tols[t]);
-            /* Between the nodes (cl_cavity_cdf interpolates linearly): add the interpolation
+            /* Between the nodes (storq_cl_cavity_cdf interpolates linearly): add the interpolation
              * error h^2/8 max|W''| = h^2/8 rho gamma^2 (W'' = -rho gamma^2 e^{-gamma w}). */
             double g = s - l, imax = 0;
             for (size_t j = 0; j + 1 < cav.npoints; j += 7) {
                 double w = ((double)j + 0.5) * cav.h;
-                imax = fmax(imax, fabs(cl_cavity_cdf(&cav, w) - cl_cavity_mm1_cdf(l, s, w)));
+                imax = fmax(imax,
+                            fabs(storq_cl_cavity_cdf(&cav, w) - storq_cl_cavity_mm1_cdf(l, s, w)));
             }
             CHECK(imax <= cav.error + cav.h * cav.h / 8 * rhos[i] * g * g);
             /* Beyond the grid the cdf is 1: the tail there is below tol / 2 by construction. */
             double Lg = grid_len(&cav);
-            CHECK(1 - cl_cavity_mm1_cdf(l, s, Lg) <= tols[t] / 2 + cav.error);
+            CHECK(1 - storq_cl_cavity_mm1_cdf(l, s, Lg) <= tols[t] / 2 + cav.error);
             printf("measured: mm1 rho=%.2f tol=%.0e: N=%zu h=%.4g L=%.4g reported=%.3g "
                    "actual(grid)=%.3g actual(mid)=%.3g time=%.3fs\n",
                    rhos[i], tols[t], cav.npoints, cav.h, Lg, cav.error, emax, imax, dt);
-            cl_cavity_free(&cav);
+            storq_cl_cavity_free(&cav);
         }
     /* Heavy traffic, rho = 0.999: a grid of ~5.8e5 points (the tail decays at rate s - l), cheap
      * because the exponential kernel is cut after ~40 E[B]. Same checks on the grid. */
@@ -127,24 +131,26 @@ static void test_mm1(void)
         double s = mu * rate, l = 0.999 * s;
         cl_cavity cav;
         double t0 = now();
-        CHECK(cl_cavity_solve(l / px[1], mu, px, xmax, &c, 1e-6, &cav) == 0);
+        CHECK(storq_cl_cavity_solve(l / px[1], mu, px, xmax, &c, 1e-6, &cav) == 0);
         double dt = now() - t0, emax = 0;
         for (size_t j = 0; j < cav.npoints; j++)
-            emax = fmax(emax, fabs(cav.cdf[j] - cl_cavity_mm1_cdf(l, s, (double)j * cav.h)));
+            emax = fmax(emax, fabs(cav.cdf[j] - storq_cl_cavity_mm1_cdf(l, s, (double)j * cav.h)));
         CHECK(emax <= cav.error && cav.error <= 1e-6);
         printf("measured: mm1 rho=0.999 tol=1e-06: N=%zu h=%.4g L=%.4g reported=%.3g "
                "actual(grid)=%.3g time=%.3fs\n",
                cav.npoints, cav.h, grid_len(&cav), cav.error, emax, dt);
-        cl_cavity_free(&cav);
+        storq_cl_cavity_free(&cav);
     }
     free(px);
     storq_dist_free(&c);
     storq_ddist_free(&sz);
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* (b) deterministic work: M/D/1                                                                     */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* (b) deterministic work: M/D/1 */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 /* Erlang's M/D/1 workload cdf: P(V <= w) = (1 - rho) sum_{j=0}^{floor(w/D)} (L(jD - w))^j / j!
  * e^{-L(jD - w)}. It solves W' = L (W(w) - W(w - D)) with W = (1 - rho) e^{Lw} on [0, D) (the
@@ -167,14 +173,14 @@ static void test_md1(void)
     /* fixed:3 on m = 10: X = 1 w.p. 0.3, else 0; det:2 bits at mu = 1: B = 2 time units. */
     storq_ddist sz = ddist("fixed:3");
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     storq_dist c = cdist("det:2");
     const double rhos[2] = {0.5, 0.8};
     for (int i = 0; i < 2; i++) {
         double D = 2, Lam = rhos[i] / D, lambda = Lam / px[1];
         cl_cavity cav;
         double t0 = now();
-        int rc = cl_cavity_solve(lambda, 1, px, xmax, &c, 1e-6, &cav);
+        int rc = storq_cl_cavity_solve(lambda, 1, px, xmax, &c, 1e-6, &cav);
         double dt = now() - t0;
         CHECK(rc == 0);
         if (rc != 0)
@@ -197,7 +203,7 @@ static void test_md1(void)
         printf("measured: md1 rho=%.2f: N=%zu h=%.4g reported=%.3g actual(erlang, w<=8D)=%.3g "
                "mean=%.10g pk=%.10g diff=%.3g allow=%.3g time=%.3fs\n",
                rhos[i], cav.npoints, cav.h, cav.error, emax, m, pk, fabs(m - pk), allow, dt);
-        cl_cavity_free(&cav);
+        storq_cl_cavity_free(&cav);
     }
     free(px);
     storq_dist_free(&c);
@@ -217,7 +223,7 @@ static void test_pk_all_laws(void)
     storq_ddist sz = ddist("geom:0.25"); /* E[k] = 4 */
     const unsigned m = 3;
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, m, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, m, &xmax);
     double m0, m1, m2;
     moments(px, xmax, &m0, &m1, &m2);
     for (size_t i = 0; i < sizeof laws / sizeof laws[0]; i++) {
@@ -226,7 +232,7 @@ static void test_pk_all_laws(void)
         double lambda = rho * mu / (m1 * Ec);
         cl_cavity cav;
         double t0 = now();
-        int rc = cl_cavity_solve(lambda, mu, px, xmax, &c, 1e-6, &cav);
+        int rc = storq_cl_cavity_solve(lambda, mu, px, xmax, &c, 1e-6, &cav);
         double dt = now() - t0;
         CHECK(rc == 0);
         if (rc != 0) {
@@ -237,14 +243,15 @@ static void test_pk_all_laws(void)
         double pk = lambda * Ec2 * m2 / (mu * mu) / (2 * (1 - rho));
         double mgrid = grid_mean(&cav), Lg = grid_len(&cav);
         /* As in test_md1; for pareto the tail beyond L decays like y^-(ALPHA - 1) (the integrated
-         * tail of B), so int_L^inf (1 - W) ~ (1 - W(L)) L / (ALPHA - 2): kappa = 1 / (ALPHA - 2). */
+         * tail of B), so int_L^inf (1 - W) ~ (1 - W(L)) L / (ALPHA - 2): kappa = 1 / (ALPHA - 2).
+         */
         double allow = Lg * cav.error + (1 - cav.cdf[cav.npoints - 1]) * Lg * kappa[i];
         CHECK_NEAR(mgrid, pk, allow);
         CHECK(cav.error <= 1e-6);
         printf("measured: pk %-40s N=%6zu h=%.4g reported=%.3g mean=%.8g pk=%.8g diff=%.3g "
                "allow=%.3g time=%.3fs\n",
                laws[i], cav.npoints, cav.h, cav.error, mgrid, pk, fabs(mgrid - pk), allow, dt);
-        cl_cavity_free(&cav);
+        storq_cl_cavity_free(&cav);
         storq_dist_free(&c);
     }
     free(px);
@@ -259,13 +266,13 @@ static void test_lindley_mc(void)
     storq_ddist sz = ddist("pmf:2=0.5,13=0.5");
     const unsigned m = 5; /* k = 2: X in {0,1}; k = 13 = 2*5 + 3: X = 3 w.p. 0.6, 2 w.p. 0.4 */
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, m, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, m, &xmax);
     storq_dist c = cdist("shexp:0.3,2");
     double m0, m1, m2, mu = 2, rho = 0.75;
     moments(px, xmax, &m0, &m1, &m2);
     double lambda = rho * mu / (m1 * c.mean);
     cl_cavity cav;
-    CHECK(cl_cavity_solve(lambda, mu, px, xmax, &c, 1e-6, &cav) == 0);
+    CHECK(storq_cl_cavity_solve(lambda, mu, px, xmax, &c, 1e-6, &cav) == 0);
     /* px as an inverse-cdf table. */
     storq_rng rng;
     storq_rng_seed(&rng, 20240611u, 7u);
@@ -305,7 +312,7 @@ static void test_lindley_mc(void)
             ss += v * v;
         }
         double mean = s / nb, se = sqrt((ss / nb - mean * mean) / (nb - 1));
-        double num = q < 4 ? cl_cavity_cdf(&cav, ws[q]) : grid_mean(&cav);
+        double num = q < 4 ? storq_cl_cavity_cdf(&cav, ws[q]) : grid_mean(&cav);
         double allow = 4.5 * se + (q < 4 ? cav.error : grid_len(&cav) * cav.error);
         CHECK_NEAR(num, mean, allow);
         if (q < 4)
@@ -314,15 +321,17 @@ static void test_lindley_mc(void)
         else
             printf("measured: lindley E[V]: numeric=%.6f mc=%.6f se=%.2g\n", num, mean, se);
     }
-    cl_cavity_free(&cav);
+    storq_cl_cavity_free(&cav);
     free(px);
     storq_dist_free(&c);
     storq_ddist_free(&sz);
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* (c) the blocks law                                                                                */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* (c) the blocks law */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 static void test_blocks_law(void)
 {
@@ -335,7 +344,7 @@ static void test_blocks_law(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         storq_ddist sz = ddist(cases[i].spec);
         size_t xmax;
-        double *px = cl_cavity_blocks_law(&sz, cases[i].m, &xmax);
+        double *px = storq_cl_cavity_blocks_law(&sz, cases[i].m, &xmax);
         CHECK(px != NULL);
         if (!px)
             continue;
@@ -358,7 +367,7 @@ static void test_blocks_law(void)
     /* Linear regime k = 2m + 3 = 23, m = 10: q = 2, k' = 3: X = 3 w.p. 0.3, 2 w.p. 0.7. */
     storq_ddist sz = ddist("fixed:23");
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     CHECK(xmax == 3);
     CHECK_NEAR(px[3], 0.3, 1e-15);
     CHECK_NEAR(px[2], 0.7, 1e-15);
@@ -367,13 +376,13 @@ static void test_blocks_law(void)
     storq_ddist_free(&sz);
     /* k = q m exactly: X = q surely. */
     sz = ddist("fixed:20");
-    px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     CHECK(xmax == 2 && px[2] == 1 && px[0] == 0 && px[1] == 0);
     free(px);
     storq_ddist_free(&sz);
     /* Logarithmic regime k = 3 < m = 10: X = 1 w.p. 0.3. */
     sz = ddist("fixed:3");
-    px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     CHECK(xmax == 1);
     CHECK_NEAR(px[1], 0.3, 1e-15);
     CHECK_NEAR(px[0], 0.7, 1e-15);
@@ -381,9 +390,11 @@ static void test_blocks_law(void)
     storq_ddist_free(&sz);
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* (d) the product form                                                                              */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* (d) the product form */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 /* E_c[(1 - rho e^{-g (x - c/mu)})^k 1{c <= mu x}], c/mu ~ Exp(s), g = s - l: binomial expansion,
  * sum_j C(k,j) (-rho)^j s (e^{-j g x} - e^{-s x}) / (s - j g) (s x e^{-s x} when j g = s). */
@@ -441,7 +452,7 @@ static double direct_mean(const cl_cavity *cav, unsigned k, unsigned m, const st
                 double mid = a + (i + 0.5) * w;
                 for (int g = 0; g < 5; g++)
                     sum += gw[g] * w / 2 *
-                           (1 - cl_product_form_cdf(cav, k, m, c, mid + w / 2 * gx[g]));
+                           (1 - storq_cl_product_form_cdf(cav, k, m, c, mid + w / 2 * gx[g]));
             }
         }
         t[r] = sum;
@@ -469,19 +480,19 @@ static void test_product_form(void)
     /* M/M/1 cavity queue: size uniform:1,8 on m = 10, exp chunks. */
     storq_ddist sz = ddist("uniform:1,8");
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     storq_dist ce = cdist("exp:2"), cd = cdist("det:0.5"), cs = cdist("shexp:0.2,4");
     const double mu = 3, rate = 2, s = mu * rate, rho = 0.7, l = rho * s;
     cl_cavity cav;
-    CHECK(cl_cavity_solve(l / px[1], mu, px, xmax, &ce, 1e-7, &cav) == 0);
+    CHECK(storq_cl_cavity_solve(l / px[1], mu, px, xmax, &ce, 1e-7, &cav) == 0);
     double g = s - l;
     /* Interpolation error of F between nodes: h^2/8 rho g^2 (see test_mm1). */
     double ferr = cav.error + cav.h * cav.h / 8 * rho * g * g;
 
     /* k = 1, det chunk: the product form is F(x - c/mu) itself. */
     for (double x = 0; x < 4; x += 0.0373)
-        CHECK_NEAR(cl_product_form_cdf(&cav, 1, 10, &cd, x), cl_cavity_cdf(&cav, x - 0.5 / mu),
-                   1e-15);
+        CHECK_NEAR(storq_cl_product_form_cdf(&cav, 1, 10, &cd, x),
+                   storq_cl_cavity_cdf(&cav, x - 0.5 / mu), 1e-15);
     /* k = 1, exp chunk: V + c/mu is the M/M/1 sojourn time, Exp(s - l). k <= m, k = 1..5: the
      * closed form pf_mm1. |a^k - b^k| <= k |a - b| for a, b in [0, 1], so the allowance is
      * k (F's error on and between the nodes) + 1e-10 for the c-quadrature (GL5 on panels no wider
@@ -491,7 +502,7 @@ static void test_product_form(void)
     int nev = 0;
     for (unsigned k = 1; k <= 5; k++)
         for (double x = 0; x < 6; x += 0.0517) {
-            double v = cl_product_form_cdf(&cav, k, 10, &ce, x);
+            double v = storq_cl_product_form_cdf(&cav, k, 10, &ce, x);
             double ref = k == 1 ? 1 - exp(-g * x) : pf_mm1(l, s, k, x);
             CHECK_NEAR(v, ref, k * ferr + 1e-10);
             CHECK_NEAR(pf_mm1(l, s, k, x), ref, 1e-12);
@@ -511,7 +522,7 @@ static void test_product_form(void)
             double prev = 0;
             int ok = 1;
             for (double x = 0; x < 8; x += 0.0491) {
-                double v = cl_product_form_cdf(&cav, ks[ki], 10, laws[li], x);
+                double v = storq_cl_product_form_cdf(&cav, ks[ki], 10, laws[li], x);
                 if (v < prev - 1e-13 || v < 0 || v > 1)
                     ok = 0;
                 prev = fmax(prev, v);
@@ -523,11 +534,11 @@ static void test_product_form(void)
     /* Means. k = 1: E[V] + E[c]/mu = 1/(s - l) (the M/M/1 sojourn mean); the grid's error and
      * the tail beyond it allow L error + (1 - W(L)) L (as in test_md1). */
     double Lg = grid_len(&cav);
-    double m1 = cl_product_form_mean(&cav, 1, 10, &ce);
+    double m1 = storq_cl_product_form_mean(&cav, 1, 10, &ce);
     CHECK_NEAR(m1, 1 / g, Lg * cav.error + (1 - cav.cdf[cav.npoints - 1]) * Lg);
     printf("measured: product form mean k=1: %.10g vs 1/(s-l)=%.10g diff=%.3g\n", m1, 1 / g,
            fabs(m1 - 1 / g));
-    cl_cavity_free(&cav);
+    storq_cl_cavity_free(&cav);
 
     /* Mean vs the direct integral of 1 - cdf, for the three regimes (k <= m; k = q m; k > m with
      * k' > 0, the chunk-dependent case) and the three chunk laws, on a cavity solved to 1e-6 (so
@@ -536,38 +547,38 @@ static void test_product_form(void)
      * direct integral at X = 12 (12 (1 - cdf(12))) and the mean's own quadratures (GL3 per grid
      * cell with a kink of F(y + s) inside: O(h^2), and the c-quadrature to 1e-9 relative):
      * 1e-7 covers them (measured differences are printed). */
-    CHECK(cl_cavity_solve(l / px[1], mu, px, xmax, &ce, 1e-6, &cav) == 0);
+    CHECK(storq_cl_cavity_solve(l / px[1], mu, px, xmax, &ce, 1e-6, &cav) == 0);
     const struct {
         const storq_dist *c;
         unsigned k;
     } mc[] = {{&ce, 4}, {&ce, 23}, {&cd, 1}, {&cd, 23}, {&cs, 30}, {&cs, 23}};
     for (size_t i = 0; i < sizeof mc / sizeof mc[0]; i++) {
         double t1 = now();
-        double pm = cl_product_form_mean(&cav, mc[i].k, 10, mc[i].c);
+        double pm = storq_cl_product_form_mean(&cav, mc[i].k, 10, mc[i].c);
         double tm = now() - t1;
         double bp[4], d;
         int nbp = mc[i].c == &cd ? det_jumps(&cav, mc[i].k, 10, 0.5, bp) : 0;
         double dm = direct_mean(&cav, mc[i].k, 10, mc[i].c, 12, bp, nbp, 100, &d);
-        double cut = 12 * (1 - cl_product_form_cdf(&cav, mc[i].k, 10, mc[i].c, 12));
+        double cut = 12 * (1 - storq_cl_product_form_cdf(&cav, mc[i].k, 10, mc[i].c, 12));
         CHECK(isfinite(pm) && pm > 0);
         CHECK_NEAR(pm, dm, 2 * d + 1e-7 + cut);
         printf("measured: product form mean %-12s k=%2u m=10: %.10g direct=%.10g diff=%.3g "
                "(direct n vs 2n: %.2g) time=%.1f ms (N=%zu)\n",
                mc[i].c->spec, mc[i].k, pm, dm, fabs(pm - dm), d, 1e3 * tm, cav.npoints);
     }
-    cl_cavity_free(&cav);
+    storq_cl_cavity_free(&cav);
 
     /* k > m with a continuous chunk law: Monte Carlo of the product form itself (independent
      * workloads V_i ~ F drawn by inverse cdf from the grid, one chunk c ~ shexp shared by the
-     * request), against cl_product_form_cdf. Linear regime, k = 13 on m = 5 (X in {2, 3}).
+     * request), against storq_cl_product_form_cdf. Linear regime, k = 13 on m = 5 (X in {2, 3}).
      * 4.5 binomial standard errors, fixed seed. */
     storq_ddist sz2 = ddist("fixed:13");
     size_t xm2;
-    double *px2 = cl_cavity_blocks_law(&sz2, 5, &xm2);
+    double *px2 = storq_cl_cavity_blocks_law(&sz2, 5, &xm2);
     double mm0, mm1, mm2, mu2 = 4;
     moments(px2, xm2, &mm0, &mm1, &mm2);
     cl_cavity cav2;
-    CHECK(cl_cavity_solve(0.6 * mu2 / (mm1 * cs.mean), mu2, px2, xm2, &cs, 1e-7, &cav2) == 0);
+    CHECK(storq_cl_cavity_solve(0.6 * mu2 / (mm1 * cs.mean), mu2, px2, xm2, &cs, 1e-7, &cav2) == 0);
     storq_rng rng;
     storq_rng_seed(&rng, 987654321u, 3u);
     const int n = 200000;
@@ -605,19 +616,19 @@ static void test_product_form(void)
     }
     for (int q = 0; q < 4; q++) {
         double p = (double)cnt[q] / n, se = sqrt(fmax(p * (1 - p), 1e-12) / n);
-        double v = cl_product_form_cdf(&cav2, 13, 5, &cs, xs[q]);
+        double v = storq_cl_product_form_cdf(&cav2, 13, 5, &cs, xs[q]);
         CHECK_NEAR(v, p, 4.5 * se + 5 * cav2.error);
         printf("measured: product form k=13 m=5 shexp P(D<=%g): %.6f mc=%.6f se=%.2g\n", xs[q], v,
                p, se);
     }
-    double pm = cl_product_form_mean(&cav2, 13, 5, &cs), dm = dsum / n;
+    double pm = storq_cl_product_form_mean(&cav2, 13, 5, &cs), dm = dsum / n;
     double dse = sqrt((dsum2 / n - dm * dm) / n);
     /* The MC draws V from the interpolated F capped at the grid end, as the product form uses it:
      * 4.5 standard errors plus the grid's error times the grid length (a bound on the mean's
      * sensitivity to F). */
     CHECK_NEAR(pm, dm, 4.5 * dse + grid_len(&cav2) * cav2.error);
     printf("measured: product form k=13 m=5 shexp mean %.6f mc=%.6f se=%.2g\n", pm, dm, dse);
-    cl_cavity_free(&cav2);
+    storq_cl_cavity_free(&cav2);
     free(px2);
     storq_ddist_free(&sz2);
 
@@ -628,26 +639,28 @@ static void test_product_form(void)
     storq_ddist_free(&sz);
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* (e) accuracy control, refusals                                                                   */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* (e) accuracy control, refusals */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 static void test_error_control(void)
 {
     storq_ddist sz = ddist("uniform:1,8");
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, 10, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, 10, &xmax);
     storq_dist c = cdist("exp:1");
     const double l = 0.8, s = 1;
     double prev = INFINITY;
     for (double tol = 1e-3; tol >= 0.99e-7; tol /= 10) {
         cl_cavity cav;
         double t0 = now();
-        CHECK(cl_cavity_solve(l / px[1], 1, px, xmax, &c, tol, &cav) == 0);
+        CHECK(storq_cl_cavity_solve(l / px[1], 1, px, xmax, &c, tol, &cav) == 0);
         double dt = now() - t0;
         double emax = 0;
         for (size_t j = 0; j < cav.npoints; j++)
-            emax = fmax(emax, fabs(cav.cdf[j] - cl_cavity_mm1_cdf(l, s, (double)j * cav.h)));
+            emax = fmax(emax, fabs(cav.cdf[j] - storq_cl_cavity_mm1_cdf(l, s, (double)j * cav.h)));
         /* Within the request, the true error within the estimate, and the estimate shrinking with
          * the request: strictly once the request is below what the starting grid (h = E[B]/32)
          * already achieves (~1.2e-5 here), so from 1e-5 on. */
@@ -657,42 +670,43 @@ static void test_error_control(void)
         printf("measured: tol=%.0e rho=0.8: reported=%.3g actual=%.3g N=%zu h=%.4g time=%.3fs\n",
                tol, cav.error, emax, cav.npoints, cav.h, dt);
         prev = cav.error;
-        cl_cavity_free(&cav);
+        storq_cl_cavity_free(&cav);
     }
     /* rho >= 1 is refused. */
     cl_cavity cav;
-    CHECK(cl_cavity_solve(1.0 / px[1], 1, px, xmax, &c, 1e-6, &cav) == -1);
-    CHECK(cl_cavity_solve(1.2 / px[1], 1, px, xmax, &c, 1e-6, &cav) == -1);
+    CHECK(storq_cl_cavity_solve(1.0 / px[1], 1, px, xmax, &c, 1e-6, &cav) == -1);
+    CHECK(storq_cl_cavity_solve(1.2 / px[1], 1, px, xmax, &c, 1e-6, &cav) == -1);
     storq_dist_free(&c);
     /* Heavy tails. pareto ALPHA = 1.5: V has an infinite mean and P(V > w) ~ w^-0.5; the level
      * tol / 2 = 5e-7 is out of reach, so the solver settles for a higher tail level and reports it
-     * in `error` (the mass beyond the grid, where cl_cavity_cdf says 1). */
+     * in `error` (the mass beyond the grid, where storq_cl_cavity_cdf says 1). */
     c = cdist("pareto:1.5,1");
     double t0 = now();
-    CHECK(cl_cavity_solve(0.5 / px[1], 1, px, xmax, &c, 1e-6, &cav) == 0);
+    CHECK(storq_cl_cavity_solve(0.5 / px[1], 1, px, xmax, &c, 1e-6, &cav) == 0);
     CHECK(cav.error > 1e-6);
     CHECK(1 - cav.cdf[cav.npoints - 1] <= cav.error);
     printf("measured: pareto:1.5 rho=0.5 tol=1e-6: accepted with error %.3g (tail beyond the "
            "grid %.3g), N=%zu, %.2fs\n",
            cav.error, 1 - cav.cdf[cav.npoints - 1], cav.npoints, now() - t0);
-    cl_cavity_free(&cav);
+    storq_cl_cavity_free(&cav);
     storq_dist_free(&c);
     /* pareto ALPHA = 1.05: P(V > w) ~ w^-0.05 cannot reach even 1e-2: refused. */
     c = cdist("pareto:1.05,1");
     t0 = now();
-    CHECK(cl_cavity_solve(0.5 / px[1], 1, px, xmax, &c, 1e-6, &cav) == -1);
+    CHECK(storq_cl_cavity_solve(0.5 / px[1], 1, px, xmax, &c, 1e-6, &cav) == -1);
     printf("measured: pareto:1.05 refused in %.2fs\n", now() - t0);
     storq_dist_free(&c);
     /* No work at all: V = 0. */
     c = cdist("det:0");
-    CHECK(cl_cavity_solve(0.5, 1, px, xmax, &c, 1e-6, &cav) == 0);
-    CHECK(cav.npoints >= 1 && cl_cavity_cdf(&cav, 0) == 1 && cl_cavity_cdf(&cav, -1) == 0);
-    cl_cavity_free(&cav);
+    CHECK(storq_cl_cavity_solve(0.5, 1, px, xmax, &c, 1e-6, &cav) == 0);
+    CHECK(cav.npoints >= 1 && storq_cl_cavity_cdf(&cav, 0) == 1 &&
+          storq_cl_cavity_cdf(&cav, -1) == 0);
+    storq_cl_cavity_free(&cav);
     storq_dist_free(&c);
     /* M/M/1 closed form itself. */
-    CHECK_NEAR(cl_cavity_mm1_cdf(0.5, 1, 0), 0.5, 1e-15);
-    CHECK_NEAR(cl_cavity_mm1_cdf(0.5, 1, 2), 1 - 0.5 * exp(-1), 1e-15);
-    CHECK(cl_cavity_mm1_cdf(0.5, 1, -1) == 0);
+    CHECK_NEAR(storq_cl_cavity_mm1_cdf(0.5, 1, 0), 0.5, 1e-15);
+    CHECK_NEAR(storq_cl_cavity_mm1_cdf(0.5, 1, 2), 1 - 0.5 * exp(-1), 1e-15);
+    CHECK(storq_cl_cavity_mm1_cdf(0.5, 1, -1) == 0);
     free(px);
     storq_ddist_free(&sz);
 }
@@ -702,13 +716,13 @@ static void test_trace(void)
 {
     storq_ddist sz = ddist("fixed:13");
     size_t xmax;
-    double *px = cl_cavity_blocks_law(&sz, 5, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&sz, 5, &xmax);
     storq_dist c = cdist(trace_path);
     double m0, m1, m2, mu = 1, rho = 0.5;
     moments(px, xmax, &m0, &m1, &m2);
     cl_cavity cav;
-    CHECK(cl_cavity_solve(rho * mu / (m1 * c.mean), mu, px, xmax, &c, 1e-6, &cav) == 0);
-    double d, pm = cl_product_form_mean(&cav, 13, 5, &c);
+    CHECK(storq_cl_cavity_solve(rho * mu / (m1 * c.mean), mu, px, xmax, &c, 1e-6, &cav) == 0);
+    double d, pm = storq_cl_product_form_mean(&cav, 13, 5, &c);
     /* The cdf jumps where x - a s / mu crosses 0 or the grid end, a an atom of the trace
      * (0, 0.5, 1, 1.5, 2.5), s in {2, 3} blocks: 20 breakpoints for the direct rule. */
     const double atoms[5] = {0, 0.5, 1, 1.5, 2.5};
@@ -720,11 +734,11 @@ static void test_trace(void)
             bp[nbp++] = grid_len(&cav) + atoms[a] * sb / mu;
         }
     double dm = direct_mean(&cav, 13, 5, &c, 80, bp, nbp, 200, &d);
-    double cut = 80 * (1 - cl_product_form_cdf(&cav, 13, 5, &c, 80));
+    double cut = 80 * (1 - storq_cl_product_form_cdf(&cav, 13, 5, &c, 80));
     CHECK_NEAR(pm, dm, 2 * d + 1e-7 + cut);
     printf("measured: trace k=13 m=5 mean %.8g direct %.8g diff %.3g (direct n vs 2n: %.2g, "
            "cut %.2g)\n", pm, dm, fabs(pm - dm), d, cut);
-    cl_cavity_free(&cav);
+    storq_cl_cavity_free(&cav);
     storq_dist_free(&c);
     free(px);
     storq_ddist_free(&sz);

@@ -763,7 +763,7 @@ static void check_select(void)
             len[j] = storq_rng_below(&rng, range);
             llen[j] = (long)len[j];
         }
-        smk_select_k(len, L, k, scratch, chosen);
+        storq_smk_select_k(len, L, k, scratch, chosen);
         ref_choose(llen, (int)L, (int)k, ref);
         for (unsigned j = 0; j < k; j++)
             bad += (int)chosen[j] != ref[j];

@@ -14,11 +14,11 @@
  *     sojourn 1/(1 - lambda), u_i = lambda^i, mean queue length found by arriving tasks (PASTA)
  *     lambda/(1 - lambda).
  * (b) n = 10^4, lambda = 0.9, (L, k) in {(2,1), (3,1), (4,2)}: u_i against the mean-field fixed
- *     point within the CI plus 5/n for the finite-n bias; u_1 = lambda (the busy fraction equals the
- *     load for every n, by work conservation) with no allowance at all.
- * (c) the servers and counts engines agree (difference of means within the combined CI).
- * (d) transient mode, n = 10^4: u_i(t_j) against the mean-field ODE (the model's own theory()) from
- *     the same start, within the CI plus the same 5/n allowance. */
+ *     point within the CI plus 5/n for the finite-n bias; u_1 = lambda (the busy fraction equals
+ * the load for every n, by work conservation) with no allowance at all. (c) the servers and counts
+ * engines agree (difference of means within the combined CI). (d) transient mode, n = 10^4:
+ * u_i(t_j) against the mean-field ODE (the model's own theory()) from the same start, within the CI
+ * plus the same 5/n allowance. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +101,7 @@ static void case_meanfield(int L, int k, uint64_t seed)
     const storq_obs_def *d = model_run_def(&r, "u");
     size_t levels = d->length;
     double *fp = malloc(sizeof *fp * levels);
-    sm_fixed_point(L, k, lambda, levels, fp);
+    storq_sm_fixed_point(L, k, lambda, levels, fp);
     printf("(b) mean field, L = %d, k = %d, lambda = 0.9, n = 10^4, %zu replications of 1e6 jobs, "
            "c = %.3f, bias allowance %.0f/n\n",
            L, k, R, c, BIAS_ALLOWANCE);

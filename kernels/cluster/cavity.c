@@ -5,49 +5,46 @@
  *
  * Method for the stationary workload V (time units) of the M/G/1 cavity queue.
  *   Arrivals: Poisson(lambda); work per arrival B = c X / mu, X ~ px (X = 0 allowed), c ~ psi.
- *   The Pollaczek-Khinchine/Benes form P(V <= w) = (1 - rho) sum_n rho^n B_e^{*n}(w) is the solution
- *   of the renewal (Volterra) equation
- *       W(w) = (1 - rho) + int_0^w W(w - y) K(y) dy,   K(y) = lambda P(B > y),   int K = rho,
- *   (rho B_e has density K). Using K = lambda P(B > y) with the unthinned rate lambda is the same as
- *   thinning the arrivals to lambda P(X > 0) and conditioning B on X > 0: the X = 0 (and c = 0)
- *   arrivals contribute nothing to P(B > y), y >= 0, so no special case is needed.
- *   W is continuous on [0, inf) with W(0) = 1 - rho (the atom of V at 0) and Lipschitz with constant
- *   lambda P(X > 0); it has kinks (e.g. at multiples of D for deterministic work).
- * Discretisation ("product integration"): W is replaced by its piecewise-linear interpolant on the
- *   grid jh, and the kernel is integrated exactly against it on each cell:
- *       a_j = int_{(j-1)h}^{jh} K,   b_j = (1/h) int_{(j-1)h}^{jh} (y - (j-1)h) K(y) dy,
- *       W_n = (1 - rho) + sum_{j=1..n} [(a_j - b_j) W_{n-j+1} + b_j W_{n-j}]   (W_n on both sides:
- *       solved for it; the denominator 1 - a_1 + b_1 >= 1 - lambda h > 0).
- *   The cell integrals of P(B > y) are computed in the chunk variable s = y mu / x from the survival
- *   function S of psi, split at the points where S is not smooth (atoms of a det/trace law, the shift
- *   of shexp, the ends of uniform, the scale of pareto) and on sub-panels no wider than the scale on
- *   which S is smooth, with 5-point Gauss-Legendre (exact for the piecewise constant/linear S of
- *   det/trace/uniform; relative error < 1e-12 for the exponential-type laws on panels of width
- *   1/rate). So jumps of K (deterministic chunks) cost nothing, all weights are >= 0, and
- *   sum_j a_j = rho exactly up to rounding: the discrete solution keeps the total mass 1.
- *   The scheme is second order in h (the interpolation error of W, integrated); it costs
- *   O(N * J) for N grid points and a kernel of J cells (J = N for heavy tails), a plain
- *   convolution: no FFT, the marching order is causal so the grid can be extended until the tail
- *   is below the target without knowing its length in advance.
- * Kernel truncation: once an upper bound R on the remaining kernel mass int_{Jh}^inf K is below
- *   1e-3 tol (1 - rho), the kernel is cut (bounded-support laws: exactly when it vanishes). Dropping
- *   mass R moves W by at most R / (1 - rho) (the resolvent sum_n rho^n), i.e. < 1e-3 tol.
- * Accuracy control: solve at h and h/2 (same grid length); the reported error is the largest
- *   difference on the coarse grid (+ the truncation bound 1e-3 tol); halve until it is <= tol or
- *   the next halving would exceed CAV_WORK_MAX multiply-adds or CAV_MAX_POINTS points (then
- *   `error` > tol is returned with 0: callers compare `error` with their tol). The finer solution
- *   is returned: for a second-order scheme its own error is about a third of the reported
- *   difference (measured: 0.31-0.34 for M/M/1 and M/D/1), so `error` is conservative.
- *   tol is clamped to [1e-10, 1e-2].
- * Grid length: marched until 1 - W_n < tol / 2 (so cl_cavity_cdf's "1 beyond the grid" is within
- *   tol). A first coarse pass (h = E[B | B > 0] / 4) finds that length. When this pass would cost
- *   more than CAV_WORK_MAX / 8 (heavy tails: pareto with small ALPHA; rho very close to 1 only
- *   beyond 0.9999 for exponential work), the tail level is raised tenfold at a time up to
- *   CAV_TAIL_MAX = 1e-2 and `error` is raised to that level (the mass beyond the grid, where the
- *   cdf is reported as 1); when even 1e-2 lies beyond, the tail cannot be captured and
- *   cl_cavity_solve refuses with -1 (cav->error = INFINITY), e.g. pareto:1.05.
- * Between the nodes cl_cavity_cdf interpolates linearly (the header's contract): add
- *   h^2/8 max|W''| there (h |jump of W'| / 4 at a kink, e.g. w = D for M/D/1). */
+ *   The Pollaczek-Khinchine/Benes form P(V <= w) = (1 - rho) sum_n rho^n B_e^{*n}(w) is the
+ * solution of the renewal (Volterra) equation W(w) = (1 - rho) + int_0^w W(w - y) K(y) dy,   K(y) =
+ * lambda P(B > y),   int K = rho, (rho B_e has density K). Using K = lambda P(B > y) with the
+ * unthinned rate lambda is the same as thinning the arrivals to lambda P(X > 0) and conditioning B
+ * on X > 0: the X = 0 (and c = 0) arrivals contribute nothing to P(B > y), y >= 0, so no special
+ * case is needed. W is continuous on [0, inf) with W(0) = 1 - rho (the atom of V at 0) and
+ * Lipschitz with constant lambda P(X > 0); it has kinks (e.g. at multiples of D for deterministic
+ * work). Discretisation ("product integration"): W is replaced by its piecewise-linear interpolant
+ * on the grid jh, and the kernel is integrated exactly against it on each cell: a_j =
+ * int_{(j-1)h}^{jh} K,   b_j = (1/h) int_{(j-1)h}^{jh} (y - (j-1)h) K(y) dy, W_n = (1 - rho) +
+ * sum_{j=1..n} [(a_j - b_j) W_{n-j+1} + b_j W_{n-j}]   (W_n on both sides: solved for it; the
+ * denominator 1 - a_1 + b_1 >= 1 - lambda h > 0). The cell integrals of P(B > y) are computed in
+ * the chunk variable s = y mu / x from the survival function S of psi, split at the points where S
+ * is not smooth (atoms of a det/trace law, the shift of shexp, the ends of uniform, the scale of
+ * pareto) and on sub-panels no wider than the scale on which S is smooth, with 5-point
+ * Gauss-Legendre (exact for the piecewise constant/linear S of det/trace/uniform; relative error <
+ * 1e-12 for the exponential-type laws on panels of width 1/rate). So jumps of K (deterministic
+ * chunks) cost nothing, all weights are >= 0, and sum_j a_j = rho exactly up to rounding: the
+ * discrete solution keeps the total mass 1. The scheme is second order in h (the interpolation
+ * error of W, integrated); it costs O(N * J) for N grid points and a kernel of J cells (J = N for
+ * heavy tails), a plain convolution: no FFT, the marching order is causal so the grid can be
+ * extended until the tail is below the target without knowing its length in advance. Kernel
+ * truncation: once an upper bound R on the remaining kernel mass int_{Jh}^inf K is below 1e-3 tol
+ * (1 - rho), the kernel is cut (bounded-support laws: exactly when it vanishes). Dropping mass R
+ * moves W by at most R / (1 - rho) (the resolvent sum_n rho^n), i.e. < 1e-3 tol. Accuracy control:
+ * solve at h and h/2 (same grid length); the reported error is the largest difference on the coarse
+ * grid (+ the truncation bound 1e-3 tol); halve until it is <= tol or the next halving would exceed
+ * CAV_WORK_MAX multiply-adds or CAV_MAX_POINTS points (then `error` > tol is returned with 0:
+ * callers compare `error` with their tol). The finer solution is returned: for a second-order
+ * scheme its own error is about a third of the reported difference (measured: 0.31-0.34 for M/M/1
+ * and M/D/1), so `error` is conservative. tol is clamped to [1e-10, 1e-2]. Grid length: marched
+ * until 1 - W_n < tol / 2 (so storq_cl_cavity_cdf's "1 beyond the grid" is within tol). A first
+ * coarse pass (h = E[B | B > 0] / 4) finds that length. When this pass would cost more than
+ * CAV_WORK_MAX / 8 (heavy tails: pareto with small ALPHA; rho very close to 1 only beyond 0.9999
+ * for exponential work), the tail level is raised tenfold at a time up to CAV_TAIL_MAX = 1e-2 and
+ * `error` is raised to that level (the mass beyond the grid, where the cdf is reported as 1); when
+ * even 1e-2 lies beyond, the tail cannot be captured and storq_cl_cavity_solve refuses with -1
+ * (cav->error = INFINITY), e.g. pareto:1.05. Between the nodes storq_cl_cavity_cdf interpolates
+ * linearly (the header's contract): add h^2/8 max|W''| there (h |jump of W'| / 4 at a kink, e.g. w
+ * = D for M/D/1). */
 #include "cavity.h"
 
 #include <math.h>
@@ -66,9 +63,11 @@
 #define BLOCKS_XMAX_CAP ((size_t)10000000)
 #define BLOCKS_MAX_TERMS ((size_t)100000000)
 
-/* ------------------------------------------------------------------------------------------------ */
-/* The discretised renewal equation                                                                 */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* The discretised renewal equation */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 typedef struct kern {
     const cl_law *L;
@@ -85,7 +84,7 @@ static void kern_cell(const kern *K, size_t j, double *a, double *b)
     double ra = 0, rb = 0;
     for (size_t i = 0; i < K->nx; i++) {
         double t0, t1;
-        cl_law_cell(K->L, u0 * K->sc[i], u1 * K->sc[i], &t0, &t1);
+        storq_cl_law_cell(K->L, u0 * K->sc[i], u1 * K->sc[i], &t0, &t1);
         ra += K->coef[i] * t0;
         rb += K->coef[i] / K->sc[i] * t1;
     }
@@ -98,7 +97,7 @@ static double kern_tail(const kern *K, double y)
 {
     double r = 0;
     for (size_t i = 0; i < K->nx; i++)
-        r += K->coef[i] * cl_law_tail_int(K->L, y * K->sc[i]);
+        r += K->coef[i] * storq_cl_law_tail_int(K->L, y * K->sc[i]);
     return r;
 }
 
@@ -311,7 +310,7 @@ static int solve_empty(cl_cavity *out)
     return 0;
 }
 
-int cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
+int storq_cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
                     const storq_dist *chunk, double tol, cl_cavity *out)
 {
     memset(out, 0, sizeof *out);
@@ -341,7 +340,7 @@ int cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
         tol = CAV_TOL_MAX;
 
     cl_law L;
-    if (cl_law_init(&L, chunk) != 0)
+    if (storq_cl_law_init(&L, chunk) != 0)
         return -1;
     kern K = {.L = &L, .rho = rho, .thr = 1e-3 * tol * (1 - rho), .nx = nx};
     int rc = -1;
@@ -373,11 +372,11 @@ int cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
 fail:
     free(K.coef);
     free(K.sc);
-    cl_law_free(&L);
+    storq_cl_law_free(&L);
     return rc;
 }
 
-double cl_cavity_cdf(const cl_cavity *cav, double w)
+double storq_cl_cavity_cdf(const cl_cavity *cav, double w)
 {
     if (!(w >= 0))
         return 0;
@@ -391,7 +390,7 @@ double cl_cavity_cdf(const cl_cavity *cav, double w)
     return cav->cdf[j] + f * (cav->cdf[j + 1] - cav->cdf[j]);
 }
 
-void cl_cavity_free(cl_cavity *cav)
+void storq_cl_cavity_free(cl_cavity *cav)
 {
     if (!cav)
         return;
@@ -400,14 +399,16 @@ void cl_cavity_free(cl_cavity *cav)
     cav->npoints = 0;
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* X's cl_law                                                                                          */
-/* ------------------------------------------------------------------------------------------------ */
+/* ------------------------------------------------------------------------------------------------
+ */
+/* X's cl_law */
+/* ------------------------------------------------------------------------------------------------
+ */
 
 /* Size laws with infinite support (geom) are truncated at the first K with P(k > K) < BLOCKS_TAIL
  * and the truncated mass is folded into px[xmax] (the largest X kept): the masses sum to 1 and E[X]
  * is low by less than BLOCKS_TAIL * E[X | k > K]. */
-double *cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out)
+double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out)
 {
     if (xmax_out)
         *xmax_out = 0;
@@ -466,7 +467,7 @@ double *cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_o
     return px;
 }
 
-double cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w)
+double storq_cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w)
 {
     if (!(lambda_eff >= 0) || !(service_rate > lambda_eff))
         return NAN;

@@ -18,8 +18,8 @@ typedef struct cl_cavity {
     double h;       /* grid step of the workload, in time units */
     size_t npoints; /* grid points: cdf[j] = P(V <= j h), V the stationary workload (time units) */
     double *cdf;
-    double error;   /* estimated max |error| of cdf on the grid (grid-halving comparison), plus the
-                       tail mass left beyond the grid; can exceed the requested tol for heavy tails */
+    double error; /* estimated max |error| of cdf on the grid (grid-halving comparison), plus the
+                     tail mass left beyond the grid; can exceed the requested tol for heavy tails */
 } cl_cavity;
 
 /* px[x] = P(X = x), x = 0..xmax (mixed over the size law and the placement), chunk = psi (bits).
@@ -27,27 +27,28 @@ typedef struct cl_cavity {
  * falls below tol. Returns 0 (check `error` against tol: heavy tails may only reach a coarser
  * accuracy), or -1 when rho >= 1, on bad arguments, when even a 1e-2 tail cannot be captured
  * within the work budget, or on allocation failure. */
-int cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
+int storq_cl_cavity_solve(double lambda, double mu, const double *px, size_t xmax,
                     const storq_dist *chunk, double tol, cl_cavity *out);
 /* P(V <= w), w in time units (linear interpolation on the grid, whose error between nodes can
  * slightly exceed `error`; 1 beyond it). */
-double cl_cavity_cdf(const cl_cavity *cav, double w);
-void cl_cavity_free(cl_cavity *cav);
+double storq_cl_cavity_cdf(const cl_cavity *cav, double w);
+void storq_cl_cavity_free(cl_cavity *cav);
 
 /* X's law for the cavity queue: px[x] for x = 0..xmax from the size law pi and the coding rule's
  * alpha is not needed (BR asks k blocks in all). *xmax_out = largest x with mass. Caller frees. */
-double *cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out);
+double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out);
 
 /* The product-form figure for a request of k blocks on m servers, with chunk size law psi:
  * P(D <= x) ~= E_c[ P(V + c (q+1)/mu <= x)^k' P(V + c q/mu <= x)^(m-k') ] (k > m), or
  * E_c[ P(V + c/mu <= x)^k ] (k <= m): the delay as if the servers had evolved independently. */
-double cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m, const storq_dist *chunk,
-                           double x);
+double storq_cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m,
+                                 const storq_dist *chunk, double x);
 /* Its mean, the integral of 1 - cdf. */
-double cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m, const storq_dist *chunk);
+double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
+                                  const storq_dist *chunk);
 
 /* Closed form for exponential chunks with every request of at most m blocks: the cavity queue is
  * M/M/1 with arrival rate lambda E[X] and service rate mu / E[c]: P(V <= w). */
-double cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w);
+double storq_cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w);
 
 #endif

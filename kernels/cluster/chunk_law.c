@@ -7,7 +7,7 @@
 
 #include "quadrature.h"
 
-void cl_law_free(cl_law *L)
+void storq_cl_law_free(cl_law *L)
 {
     free(L->uv);
     free(L->wv);
@@ -15,7 +15,7 @@ void cl_law_free(cl_law *L)
     memset(L, 0, sizeof *L);
 }
 
-int cl_law_init(cl_law *L, const storq_dist *d)
+int storq_cl_law_init(cl_law *L, const storq_dist *d)
 {
     memset(L, 0, sizeof *L);
     L->d = d;
@@ -33,7 +33,7 @@ int cl_law_init(cl_law *L, const storq_dist *d)
         L->wv = malloc(n * sizeof *L->wv);
         L->gt = malloc(n * sizeof *L->gt);
         if (!L->uv || !L->wv || !L->gt) {
-            cl_law_free(L);
+            storq_cl_law_free(L);
             return -1;
         }
         if (d->kind == STORQ_DIST_DET)
@@ -147,7 +147,7 @@ static double cl_law_survival(const cl_law *L, double s)
 }
 
 /* Density of a continuous law. */
-double cl_law_pdf(const cl_law *L, double c)
+double storq_cl_law_pdf(const cl_law *L, double c)
 {
     const double *p = L->d->p;
     if (c < 0)
@@ -178,7 +178,7 @@ double cl_law_pdf(const cl_law *L, double c)
 
 /* Upper bound on int_s^inf S(t) dt = E[(c - s)^+] (exact where a closed form exists; erlang: the
  * Chernoff bound at theta = RATE/2, P(c > t) <= 2^K e^{-RATE t / 2}). */
-double cl_law_tail_int(const cl_law *L, double s)
+double storq_cl_law_tail_int(const cl_law *L, double s)
 {
     const double *p = L->d->p;
     if (s < 0)
@@ -208,10 +208,10 @@ double cl_law_tail_int(const cl_law *L, double s)
     }
 }
 
-/* Widest panel starting at a on which S and the density are smooth enough for 5-point Gauss-Legendre
- * (relative error below ~1e-12: for e^{-rs} on width 1/r the GL5 remainder is
+/* Widest panel starting at a on which S and the density are smooth enough for 5-point
+ * Gauss-Legendre (relative error below ~1e-12: for e^{-rs} on width 1/r the GL5 remainder is
  * 3.9e-13 (r w)^10 of the integral; for s^-ALPHA on width s/4, 4e-5 (1/4)^10 = 4e-11). */
-double cl_law_width(const cl_law *L, double a)
+double storq_cl_law_width(const cl_law *L, double a)
 {
     const double *p = L->d->p;
     switch (L->d->kind) {
@@ -236,7 +236,7 @@ double cl_law_width(const cl_law *L, double a)
 
 /* Smallest s (doubling from the mean) with P(c > s) < CL_CHUNK_TAIL: chunk sizes beyond it are
  * dropped from the product-form quadratures (their weight is below CL_CHUNK_TAIL). */
-double cl_law_cut(const cl_law *L)
+double storq_cl_law_cut(const cl_law *L)
 {
     if (isfinite(L->hi))
         return L->hi;
@@ -247,7 +247,7 @@ double cl_law_cut(const cl_law *L)
 }
 
 /* t0 = int_a^b S(s) ds, t1 = int_a^b (s - a) S(s) ds. */
-void cl_law_cell(const cl_law *L, double a, double b, double *t0, double *t1)
+void storq_cl_law_cell(const cl_law *L, double a, double b, double *t0, double *t1)
 {
     double r0 = 0, r1 = 0;
     if (!(b > a) || a >= L->hi) {
@@ -278,7 +278,7 @@ void cl_law_cell(const cl_law *L, double a, double b, double *t0, double *t1)
             continue;
         if (s1 > b)
             s1 = b;
-        double w = cl_law_width(L, s0);
+        double w = storq_cl_law_width(L, s0);
         double span = s1 - s0;
         double np = isfinite(w) ? ceil(span / w) : 1;
         if (np < 1)

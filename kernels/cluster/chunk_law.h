@@ -1,5 +1,5 @@
-/* The chunk (block) size law psi as the cluster theory's numerics need it: survival S(s) = P(c > s),
- * density, tail integral, the points where it is not smooth and the scale on which it is, and
+/* The chunk (block) size law psi as the cluster theory's numerics need it: survival S(s) = P(c >
+ * s), density, tail integral, the points where it is not smooth and the scale on which it is, and
  * exact or Gauss-Legendre cell integrals of S. Used by the cavity queue (cavity.c) and the
  * product form (product_form.c); see docs/models/cluster-theory.md. */
 #ifndef STORQ_CLUSTER_CHUNK_LAW_H
@@ -25,18 +25,19 @@ typedef struct cl_law {
 } cl_law;
 
 /* 0, or -1 out of memory. d must outlive L. */
-int cl_law_init(cl_law *L, const storq_dist *d);
-void cl_law_free(cl_law *L);
+int storq_cl_law_init(cl_law *L, const storq_dist *d);
+void storq_cl_law_free(cl_law *L);
 /* Density of a continuous law. */
-double cl_law_pdf(const cl_law *L, double c);
+double storq_cl_law_pdf(const cl_law *L, double c);
 /* Upper bound on int_s^inf S(t) dt = E[(c - s)^+] (exact where a closed form exists). */
-double cl_law_tail_int(const cl_law *L, double s);
+double storq_cl_law_tail_int(const cl_law *L, double s);
 /* Widest panel starting at a on which 5-point Gauss-Legendre integrates S and the density to a
  * relative ~1e-12 (INFINITY: no limit). */
-double cl_law_width(const cl_law *L, double a);
-/* Smallest s (doubling from the mean) with P(c > s) < CL_CHUNK_TAIL; the support's end if finite. */
-double cl_law_cut(const cl_law *L);
+double storq_cl_law_width(const cl_law *L, double a);
+/* Smallest s (doubling from the mean) with P(c > s) < CL_CHUNK_TAIL; the support's end if finite.
+ */
+double storq_cl_law_cut(const cl_law *L);
 /* t0 = int_a^b S(s) ds, t1 = int_a^b (s - a) S(s) ds. */
-void cl_law_cell(const cl_law *L, double a, double b, double *t0, double *t1);
+void storq_cl_law_cell(const cl_law *L, double a, double b, double *t0, double *t1);
 
 #endif

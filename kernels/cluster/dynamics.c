@@ -605,7 +605,7 @@ static void cl_record(const cl_rep *R, storq_record *rec)
     }
 }
 
-int cl_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
+int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
                  storq_error *err)
 {
     const cl_ctx *c = vctx;

@@ -20,7 +20,7 @@
 
 /* Delivery policies, in the order of their names. */
 enum { CL_BR = 0, CL_BS = 1, CL_WF = 2 };
-extern const char *const cl_pol_name[3];
+extern const char *const storq_cl_pol_name[3];
 /* Coding rules: alpha_k = k, k + A, ceil(k / R), ceil(F k). */
 enum { CL_CODE_NONE, CL_CODE_PLUS, CL_CODE_RATE, CL_CODE_TIMES };
 
@@ -119,12 +119,12 @@ static inline size_t cl_grid_below(const double *x, double D)
 }
 
 /* dynamics.c: one replication of the coupled policies. */
-int cl_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
+int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
                  storq_error *err);
 
 /* theory.c: the cavity-queue and product-form arrays, and the simulation against them. */
-int cl_theory(const void *vctx, storq_theory *out, storq_error *err);
-int cl_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
+int storq_cl_theory(const void *vctx, storq_theory *out, storq_error *err);
+int storq_cl_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
                storq_theory *out, storq_error *err);
 
 #endif

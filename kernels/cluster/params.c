@@ -21,7 +21,7 @@
 #define CL_MOMENT_TAIL 1e-13 /* moments and mixtures: the support truncated at this tail */
 #define CL_QUAD_MAX 4096     /* k values in a mixture before bucketing */
 
-const char *const cl_pol_name[3] = {"BR", "BS", "WF"};
+const char *const storq_cl_pol_name[3] = {"BR", "BS", "WF"};
 
 static const storq_param_def cl_params[] = {
     {.name = "m", .type = STORQ_PARAM_INT, .def = "100", .min = 1, .max = 2147483647.0,
@@ -98,7 +98,8 @@ static int cl_build_mixture(cl_ctx *c)
         double width = ((double)hi - (double)lo + 1.0) / CL_QUAD_MAX;
         int64_t a = lo;
         for (size_t b = 0; b < CL_QUAD_MAX && a <= hi; b++) {
-            int64_t e = b + 1 == CL_QUAD_MAX ? hi : lo + (int64_t)floor((double)(b + 1) * width) - 1;
+            int64_t e =
+                b + 1 == CL_QUAD_MAX ? hi : lo + (int64_t)floor((double)(b + 1) * width) - 1;
             if (e < a)
                 continue;
             double w = storq_ddist_mass(d, a, e);
@@ -248,7 +249,7 @@ static int cl_parse_policy(cl_ctx *c, const char *spec, storq_error *err)
         ntok++;
         int which = -1;
         for (int i = 0; i < 3; i++)
-            if (strcmp(tok, cl_pol_name[i]) == 0)
+            if (strcmp(tok, storq_cl_pol_name[i]) == 0)
                 which = i;
         if (which < 0)
             return storq_fail(err, STORQ_ERR_USAGE,
@@ -475,7 +476,7 @@ fail:
 static int cl_declare_policy(cl_ctx *c, int pi, const double *axis, storq_observables *obs,
                              storq_error *err)
 {
-    const char *P = cl_pol_name[c->pol[pi]];
+    const char *P = storq_cl_pol_name[c->pol[pi]];
     cl_ids *id = &c->id[pi];
     char name[STORQ_NAME_MAX], desc[256];
 #define NAME(suffix) (snprintf(name, sizeof name, "%s_%s", P, suffix), name)
@@ -523,7 +524,7 @@ static int cl_declare_policy(cl_ctx *c, int pi, const double *axis, storq_observ
     id->diff = -1;
     if (pi == 0)
         return STORQ_OK;
-    const char *F = cl_pol_name[c->pol[0]];
+    const char *F = storq_cl_pol_name[c->pol[0]];
     snprintf(name, sizeof name, "diff_%s_%s_mean_delay", P, F);
     snprintf(desc, sizeof desc,
              "%s_mean_delay - %s_mean_delay in the same replication (coupled: its CI is the CI "
@@ -564,8 +565,8 @@ const storq_model storq_model_cluster = {
     .prepare = cl_prepare,
     .release = cl_release,
     .declare = cl_declare,
-    .replicate = cl_replicate,
-    .theory = cl_theory,
-    .compare = cl_compare,
+    .replicate = storq_cl_replicate,
+    .theory = storq_cl_theory,
+    .compare = storq_cl_compare,
     .cost = cl_cost,
 };

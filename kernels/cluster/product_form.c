@@ -12,8 +12,8 @@
 #include "chunk_law.h"
 #include "quadrature.h"
 
-/* k <= m: F(x - c/mu)^k = shifts (q, e1, e0) = (0, k, 0); k > m: q = floor(k/m), e1 = k', e0 = m - k'
- * (e1 = 0 when m divides k). g(c) = F(x - c (q+1)/mu)^e1 F(x - c q/mu)^e0. */
+/* k <= m: F(x - c/mu)^k = shifts (q, e1, e0) = (0, k, 0); k > m: q = floor(k/m), e1 = k', e0 = m -
+ * k' (e1 = 0 when m divides k). g(c) = F(x - c (q+1)/mu)^e1 F(x - c q/mu)^e0. */
 typedef struct pf {
     const cl_cavity *cav;
     unsigned q, e1, e0;
@@ -44,13 +44,13 @@ static double pf_g(const pf *P, double c)
 {
     double mu = P->cav->mu, v = 1;
     if (P->e1) {
-        double f = cl_cavity_cdf(P->cav, P->x - c * (P->q + 1) / mu);
+        double f = storq_cl_cavity_cdf(P->cav, P->x - c * (P->q + 1) / mu);
         if (f <= 0)
             return 0;
         v = ipow(f, P->e1);
     }
     if (P->e0) {
-        double f = cl_cavity_cdf(P->cav, P->x - c * P->q / mu);
+        double f = storq_cl_cavity_cdf(P->cav, P->x - c * P->q / mu);
         if (f <= 0)
             return 0;
         v *= ipow(f, P->e0);
@@ -60,8 +60,8 @@ static double pf_g(const pf *P, double c)
 
 #define PF_CELLS_PER_PANEL 4
 
-double cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m, const storq_dist *chunk,
-                           double x)
+double storq_cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m,
+                                 const storq_dist *chunk, double x)
 {
     if (!cav || !chunk || k == 0 || m == 0 || !(x >= 0))
         return 0;
@@ -69,21 +69,22 @@ double cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m, const s
     pf_setup(&P, cav, k, m, x);
     if (chunk->kind == STORQ_DIST_DET) /* exact */
         return pf_g(&P, chunk->p[0]);
-    if (chunk->kind == STORQ_DIST_TRACE) { /* the empirical cl_law, exactly: O(ntrace), no sorting */
+    if (chunk->kind ==
+        STORQ_DIST_TRACE) { /* the empirical cl_law, exactly: O(ntrace), no sorting */
         double r = 0;
         for (size_t i = 0; i < chunk->ntrace; i++)
             r += pf_g(&P, chunk->trace[i]);
         return chunk->ntrace ? r / (double)chunk->ntrace : NAN;
     }
     cl_law L;
-    if (cl_law_init(&L, chunk) != 0)
+    if (storq_cl_law_init(&L, chunk) != 0)
         return NAN;
     double res = 0;
     /* Continuous psi: int g(c) psi(c) dc over [lo, hi]: g vanishes beyond x mu / (q+1) (x mu / q
-     * when e1 = 0), chunk sizes beyond cl_law_cut carry < CL_CHUNK_TAIL. For continuous psi, B has no atom
-     * but 0, so F is C^1 on (0, inf) and resolved by its grid (the solver refined h until the
-     * piecewise-linear F is within `error`). Panels: split at the ends, psi's non-smooth points
-     * and where an argument of F leaves the grid (F jumps to 1 there), then no wider than
+     * when e1 = 0), chunk sizes beyond storq_cl_law_cut carry < CL_CHUNK_TAIL. For continuous psi,
+     * B has no atom but 0, so F is C^1 on (0, inf) and resolved by its grid (the solver refined h
+     * until the piecewise-linear F is within `error`). Panels: split at the ends, psi's non-smooth
+     * points and where an argument of F leaves the grid (F jumps to 1 there), then no wider than
      * PF_CELLS_PER_PANEL grid cells of the faster-moving argument x - c (q+1)/mu and than psi's
      * smoothness scale; 5-point Gauss-Legendre on each (5 nodes per 4 cells: F is sampled as
      * densely as its grid, so the quadrature adds an error of the order of F's interpolation
@@ -91,9 +92,9 @@ double cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m, const s
     double mu = cav->mu, h = cav->h, Lend = (double)(cav->npoints - 1) * h;
     double sfast = (P.e1 ? P.q + 1 : P.q) / mu; /* d(argument)/dc of the faster argument */
     double chi = x / sfast;
-    double lo = fmax(0, L.lo), hi = fmin(fmin(chi, L.hi), cl_law_cut(&L));
+    double lo = fmax(0, L.lo), hi = fmin(fmin(chi, L.hi), storq_cl_law_cut(&L));
     if (!(hi > lo)) {
-        cl_law_free(&L);
+        storq_cl_law_free(&L);
         return 0;
     }
     double bp[8];
@@ -114,7 +115,7 @@ double cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m, const s
         double a = bp[i], b = bp[i + 1];
         if (!(b > a))
             continue;
-        double w = fmin(cl_law_width(&L, a), wgrid), span = b - a;
+        double w = fmin(storq_cl_law_width(&L, a), wgrid), span = b - a;
         double np = fmax(1, ceil(span / w));
         double pw = span / np;
         for (double j = 0; j < np; j++) {
@@ -122,18 +123,18 @@ double cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m, const s
             double mid = (pa + pb) / 2, half = (pb - pa) / 2;
             for (int g = 0; g < 5; g++) {
                 double c = mid + half * gl5_x[g];
-                res += gl5_w[g] * half * cl_law_pdf(&L, c) * pf_g(&P, c);
+                res += gl5_w[g] * half * storq_cl_law_pdf(&L, c) * pf_g(&P, c);
             }
         }
     }
-    cl_law_free(&L);
+    storq_cl_law_free(&L);
     return fmin(fmax(res, 0), 1);
 }
 
 /* J(s) = int_0^inf (1 - F(y)^e1 F(y + s)^e0) dy, F piecewise linear on the grid (1 beyond it).
  * Fixed rule: 3-point Gauss-Legendre on every grid cell [jh, (j+1)h], so F(y)^e1 is tabulated once
- * and each J(s) costs one power per point. On a cell F(y)^e1 is a polynomial of degree e1 (exact for
- * e1 <= 5; F varies by O(h f) on a cell, so higher powers are nearly polynomial of low degree);
+ * and each J(s) costs one power per point. On a cell F(y)^e1 is a polynomial of degree e1 (exact
+ * for e1 <= 5; F varies by O(h f) on a cell, so higher powers are nearly polynomial of low degree);
  * F(y + s) has one kink inside the cell (at a shifted node), which costs O(h^3 |jump of F'|) per
  * cell, O(h^2) in all: the order of F's own error. Points past the grid end (F(y + s) = 1) are
  * summed once in a suffix table. */
@@ -168,7 +169,7 @@ static int jtab_init(jtab *T, const cl_cavity *cav, unsigned e1)
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        T->A[i] = ipow(cl_cavity_cdf(cav, jtab_y(T, i)), e1);
+        T->A[i] = ipow(storq_cl_cavity_cdf(cav, jtab_y(T, i)), e1);
     T->suf[n] = 0;
     for (size_t i = n; i-- > 0;)
         T->suf[i] = T->suf[i + 1] + 0.5 * T->h * gl3_w[i % 3] * (1 - T->A[i]);
@@ -192,7 +193,7 @@ static double jtab_J(const jtab *T, const cl_cavity *cav, unsigned e0, double s)
     double r = T->suf[lo];
     for (size_t i = 0; i < lo; i++)
         r += 0.5 * T->h * gl3_w[i % 3] *
-             (1 - T->A[i] * ipow(cl_cavity_cdf(cav, jtab_y(T, i) + s), e0));
+             (1 - T->A[i] * ipow(storq_cl_cavity_cdf(cav, jtab_y(T, i) + s), e0));
     return r;
 }
 
@@ -205,7 +206,7 @@ typedef struct jctx {
 
 static double j_integrand(const jctx *C, double c)
 {
-    double f = cl_law_pdf(C->L, c);
+    double f = storq_cl_law_pdf(C->L, c);
     return f > 0 ? f * jtab_J(C->T, C->cav, C->e0, c / C->cav->mu) : 0;
 }
 
@@ -276,7 +277,8 @@ static double adapt_global(const jctx *C, const double *pts, int np, double tol)
  * CL_CHUNK_TAIL, to an absolute target of 1e-8 (J(0) + E[c]/mu) (GK's |K15 - G7| overestimates
  * the error of K15 by orders of magnitude: measured changes of the mean between targets 1e-7..1e-9
  * are below 2e-9 relative). */
-double cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m, const storq_dist *chunk)
+double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
+                                  const storq_dist *chunk)
 {
     if (!cav || !chunk || k == 0 || m == 0)
         return NAN;
@@ -294,7 +296,7 @@ double cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m, const 
         return r;
     }
     cl_law L;
-    if (cl_law_init(&L, chunk) != 0) {
+    if (storq_cl_law_init(&L, chunk) != 0) {
         jtab_free(&T);
         return NAN;
     }
@@ -304,7 +306,7 @@ double cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m, const 
             res += L.wv[i] * jtab_J(&T, cav, e0, L.uv[i] / mu);
     } else {
         jctx C = {cav, &L, &T, e0};
-        double lo = fmax(0, L.lo), hi = cl_law_cut(&L);
+        double lo = fmax(0, L.lo), hi = storq_cl_law_cut(&L);
         double pts[96];
         int np = 0;
         pts[np++] = lo;
@@ -322,7 +324,7 @@ double cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m, const 
         double tol = 1e-8 * (jtab_J(&T, cav, e0, 0) + chunk->mean / mu);
         res = adapt_global(&C, pts, np, tol);
     }
-    cl_law_free(&L);
+    storq_cl_law_free(&L);
     jtab_free(&T);
     return base + res;
 }

@@ -23,7 +23,7 @@ static const char *cl_grid_name(const cl_ctx *c, const char *suffix, char *buf, 
     for (int i = 0; i < c->npol; i++)
         if (c->pol[i] == CL_BR)
             pi = i;
-    snprintf(buf, size, "%s_%s", cl_pol_name[c->pol[pi]], suffix);
+    snprintf(buf, size, "%s_%s", storq_cl_pol_name[c->pol[pi]], suffix);
     return buf;
 }
 
@@ -32,11 +32,11 @@ static const char *cl_grid_name(const cl_ctx *c, const char *suffix, char *buf, 
 static int cl_solve_cavity(const cl_ctx *c, cl_cavity *cav, storq_error *err)
 {
     size_t xmax = 0;
-    double *px = cl_cavity_blocks_law(&c->size, (unsigned)c->m, &xmax);
+    double *px = storq_cl_cavity_blocks_law(&c->size, (unsigned)c->m, &xmax);
     if (!px)
         return STORQ_RUNTIME_FAIL(err, "cavity queue: blocks law failed (out of memory)");
     memset(cav, 0, sizeof *cav);
-    int bad = cl_cavity_solve(c->lambda, c->mu, px, xmax, &c->cdist, 1e-6, cav);
+    int bad = storq_cl_cavity_solve(c->lambda, c->mu, px, xmax, &c->cdist, 1e-6, cav);
     free(px);
     if (bad) { /* a tail too heavy to capture: the simulation stands without its theory */
         storq_warn("cluster: the cavity queue could not be solved (rho = %g, chunk_dist %s): "
@@ -74,7 +74,7 @@ static int cl_theory_cavity(const cl_ctx *c, const cl_cavity *cav, storq_theory 
     if (storq_dist_is_exp(&c->cdist) && c->kmax_support <= (int64_t)c->m) {
         double lam_eff = c->lambda * c->EX, srate = c->mu / c->Ec;
         for (size_t j = 0; j < np; j++)
-            mm1[j] = cl_cavity_mm1_cdf(lam_eff, srate, grid[j]);
+            mm1[j] = storq_cl_cavity_mm1_cdf(lam_eff, srate, grid[j]);
         rc = storq_theory_add(out, "cavity_mm1_cdf", "1",
                               "closed form of the cavity queue for exponential chunks and "
                               "k <= m (M/M/1, arrival rate lambda E[k]/m, service rate "
@@ -95,7 +95,7 @@ static void cl_product_form_ccdfs(const cl_ctx *c, const cl_cavity *cav, const d
     for (int j = 0; j < CL_NGRID; j++) {
         double s = 0.0;
         for (size_t i = 0; i < c->nq; i++) {
-            double F = cl_product_form_cdf(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
+            double F = storq_cl_product_form_cdf(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
                                            c->xgrid[j]);
             s += c->qw[i] * F;
             ccls[cl_class_of(c, c->qk[i]) * CL_NGRID + (size_t)j] += c->qw[i] * F;
@@ -123,7 +123,7 @@ static int cl_theory_product_form(const cl_ctx *c, const cl_cavity *cav, storq_t
     double *pf = buf, *cmean = pf + CL_NGRID, *cw = cmean + c->nclass, *kmean = cw + c->nclass;
     double mean = 0.0;
     for (size_t i = 0; i < c->nq; i++) {
-        kmean[i] = cl_product_form_mean(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist);
+        kmean[i] = storq_cl_product_form_mean(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist);
         mean += c->qw[i] * kmean[i];
     }
     for (size_t j = 0; j < c->nclass; j++)
@@ -174,7 +174,7 @@ done:
     return rc;
 }
 
-int cl_theory(const void *vctx, storq_theory *out, storq_error *err)
+int storq_cl_theory(const void *vctx, storq_theory *out, storq_error *err)
 {
     const cl_ctx *c = vctx;
     if (!(c->rho < 1.0) || c->m > 4294967295ULL)
@@ -185,11 +185,11 @@ int cl_theory(const void *vctx, storq_theory *out, storq_error *err)
         return rc < 0 ? STORQ_OK : rc;
     if (!(rc = cl_theory_cavity(c, &cav, out, err)))
         rc = cl_theory_product_form(c, &cav, out, err);
-    cl_cavity_free(&cav);
+    storq_cl_cavity_free(&cav);
     return rc;
 }
 
-int cl_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
+int storq_cl_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
                storq_theory *out, storq_error *err)
 {
     const storq_obs_def *dc = storq_obs_find(sim->schema, "BR_delay_ccdf");

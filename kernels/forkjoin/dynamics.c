@@ -49,7 +49,7 @@ static void fj_system_free(fj_system *s, uint64_t g)
             free(s->q[i].d);
     free(s->q);
     if (s->has_lwl)
-        fj_lwl_free(&s->lwl);
+        storq_fj_lwl_free(&s->lwl);
     free(s->jobs);
     free(s->E);
     free(s->Dlast);
@@ -71,7 +71,7 @@ static int fj_system_init(fj_system *s, const fj_ctx *c)
         return -1;
     if (c->g > 1 && c->assign == FJ_ASSIGN_LWL) {
         s->has_lwl = 1;
-        if (fj_lwl_init(&s->lwl, c->g, c->load == FJ_LOAD_WORK ? -INFINITY : 0.0))
+        if (storq_fj_lwl_init(&s->lwl, c->g, c->load == FJ_LOAD_WORK ? -INFINITY : 0.0))
             return -1;
         if (c->load == FJ_LOAD_JOBS && !(s->jobs = calloc(c->g, sizeof *s->jobs)))
             return -1;
@@ -142,15 +142,15 @@ static uint64_t fj_choose(const fj_ctx *c, fj_system *s, const uint64_t *cand, d
         while (l->hn && fj_lwl_top_time(l) <= t) {
             const uint64_t G = fj_lwl_top_group(l);
             const double when = fj_lwl_top_time(l);
-            fj_lwl_pop(l);
+            storq_fj_lwl_pop(l);
             if (c->load == FJ_LOAD_JOBS)
-                fj_lwl_set(l, G, (double)--s->jobs[G]);
+                storq_fj_lwl_set(l, G, (double)--s->jobs[G]);
             else if (s->Dlast[G] == when)
-                fj_lwl_set(l, G, -INFINITY);
+                storq_fj_lwl_set(l, G, -INFINITY);
         }
         uint64_t ties;
-        fj_lwl_min(l, &ties);
-        return fj_lwl_rank(l, ties > 1 ? storq_rng_below(&s->tie, ties) : 0);
+        storq_fj_lwl_min(l, &ties);
+        return storq_fj_lwl_rank(l, ties > 1 ? storq_rng_below(&s->tie, ties) : 0);
     }
     }
 }
@@ -159,10 +159,10 @@ static uint64_t fj_choose(const fj_ctx *c, fj_system *s, const uint64_t *cand, d
 static int fj_lwl_assigned(const fj_ctx *c, fj_system *s, uint64_t G, double D)
 {
     if (c->load == FJ_LOAD_JOBS)
-        fj_lwl_set(&s->lwl, G, (double)++s->jobs[G]);
+        storq_fj_lwl_set(&s->lwl, G, (double)++s->jobs[G]);
     else
-        fj_lwl_set(&s->lwl, G, D);
-    return fj_lwl_push(&s->lwl, D, G);
+        storq_fj_lwl_set(&s->lwl, G, D);
+    return storq_fj_lwl_push(&s->lwl, D, G);
 }
 
 /* Serve a job arriving at t in group G with task times x; returns its departure time and adds the
@@ -219,7 +219,7 @@ static void fj_rebase(const fj_ctx *c, fj_system *s, double t)
     for (uint64_t i = 0; i < c->g * c->n; i++)
         s->E[i] -= t;
     if (s->has_lwl)
-        fj_lwl_shift(&s->lwl, t, c->load == FJ_LOAD_WORK);
+        storq_fj_lwl_shift(&s->lwl, t, c->load == FJ_LOAD_WORK);
     for (uint64_t G = 0; G < c->g; G++) {
         s->Dlast[G] -= t;
         if (s->q)
@@ -228,7 +228,7 @@ static void fj_rebase(const fj_ctx *c, fj_system *s, double t)
     }
 }
 
-int fj_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
+int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
                  storq_error *err)
 {
     const fj_ctx *c = vctx;

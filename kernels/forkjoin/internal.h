@@ -6,16 +6,15 @@
  *   ARRIVALS   inter-arrival times, storq_rng_exp(rate lambda), one per job;
  *   ROUTING    group choice: uniform -> storq_rng_below(g); pod:D -> storq_rng_sample_distinct_fast
  *              (g, D) (the first candidate in drawn order with the least load wins: the drawn order
- *              is uniformly random, so that breaks ties uniformly); lwl -> nothing; g = 1 -> nothing;
- *   TIES       lwl only: when c > 1 groups share the least load, storq_rng_below(c) picks among
- *              them in group-index order (the companion system below uses EXTRA instead);
- *   SIZES      the shared part X_d of a job (only when delta > 0), one family draw per job;
- *   SERVICE    the node parts X_i, i = 0 .. n-1 in node order (only when delta < 1), n family
- *              draws per job, drawn for every node whether or not its task is later cancelled.
- * Per job the draws happen in this order: arrival, group, X_d, X_1 .. X_n. A family draw is
- * storq_dist_sample() of the family's law at mean 1/(k mu) (trace: the file's law times `scale`).
- * A task's time is x_i = delta X_d + (1 - delta) X_i computed as written (delta = 0: X_i exactly;
- * delta = 1: X_d exactly).
+ *              is uniformly random, so that breaks ties uniformly); lwl -> nothing; g = 1 ->
+ * nothing; TIES       lwl only: when c > 1 groups share the least load, storq_rng_below(c) picks
+ * among them in group-index order (the companion system below uses EXTRA instead); SIZES      the
+ * shared part X_d of a job (only when delta > 0), one family draw per job; SERVICE    the node
+ * parts X_i, i = 0 .. n-1 in node order (only when delta < 1), n family draws per job, drawn for
+ * every node whether or not its task is later cancelled. Per job the draws happen in this order:
+ * arrival, group, X_d, X_1 .. X_n. A family draw is storq_dist_sample() of the family's law at mean
+ * 1/(k mu) (trace: the file's law times `scale`). A task's time is x_i = delta X_d + (1 - delta)
+ * X_i computed as written (delta = 0: X_i exactly; delta = 1: X_d exactly).
  *
  * Loads for pod/lwl, seen by a job arriving at time t: `jobs` = the group's jobs not yet departed
  * (departure time > t); `work` = the time until the group would be empty with no more arrivals,
@@ -75,13 +74,13 @@ typedef struct fj_moments {
     double es, vs;       /* E[S], V[S] */
 } fj_moments;
 
-void fj_moments_compute(const fj_ctx *c, fj_moments *m);
+void storq_fj_moments_compute(const fj_ctx *c, fj_moments *m);
 /* One replication of the point (dynamics.c). */
-int fj_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
+int storq_fj_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
                  storq_error *err);
 /* The theory and comparison hooks of the model (theory.c). */
-int fj_theory(const void *ctx, storq_theory *out, storq_error *err);
-int fj_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
+int storq_fj_theory(const void *ctx, storq_theory *out, storq_error *err);
+int storq_fj_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
                storq_theory *out, storq_error *err);
 
 #endif

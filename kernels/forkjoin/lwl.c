@@ -26,7 +26,7 @@ static void fj_lwl_build(fj_lwl *l)
         fj_lwl_pull(l, i);
 }
 
-int fj_lwl_init(fj_lwl *l, uint64_t g, double key0)
+int storq_fj_lwl_init(fj_lwl *l, uint64_t g, double key0)
 {
     l->g = g;
     l->size = 1;
@@ -49,7 +49,7 @@ int fj_lwl_init(fj_lwl *l, uint64_t g, double key0)
     return 0;
 }
 
-void fj_lwl_free(fj_lwl *l)
+void storq_fj_lwl_free(fj_lwl *l)
 {
     free(l->key);
     free(l->cnt);
@@ -57,7 +57,7 @@ void fj_lwl_free(fj_lwl *l)
     free(l->hg);
 }
 
-void fj_lwl_set(fj_lwl *l, uint64_t group, double key)
+void storq_fj_lwl_set(fj_lwl *l, uint64_t group, double key)
 {
     uint64_t i = l->size + group;
     l->key[i] = key;
@@ -65,13 +65,13 @@ void fj_lwl_set(fj_lwl *l, uint64_t group, double key)
         fj_lwl_pull(l, i);
 }
 
-double fj_lwl_min(const fj_lwl *l, uint64_t *ties)
+double storq_fj_lwl_min(const fj_lwl *l, uint64_t *ties)
 {
     *ties = l->cnt[1];
     return l->key[1];
 }
 
-uint64_t fj_lwl_rank(const fj_lwl *l, uint64_t r)
+uint64_t storq_fj_lwl_rank(const fj_lwl *l, uint64_t r)
 {
     const double m = l->key[1];
     uint64_t i = 1;
@@ -89,7 +89,7 @@ uint64_t fj_lwl_rank(const fj_lwl *l, uint64_t r)
     return i - l->size;
 }
 
-void fj_lwl_shift(fj_lwl *l, double dt, int keys_are_times)
+void storq_fj_lwl_shift(fj_lwl *l, double dt, int keys_are_times)
 {
     if (keys_are_times) {
         for (uint64_t G = 0; G < l->g; G++)
@@ -100,7 +100,7 @@ void fj_lwl_shift(fj_lwl *l, double dt, int keys_are_times)
         l->ht[i] -= dt; /* a uniform shift keeps the heap order */
 }
 
-int fj_lwl_push(fj_lwl *l, double time, uint64_t group)
+int storq_fj_lwl_push(fj_lwl *l, double time, uint64_t group)
 {
     if (l->hn == l->hcap) {
         size_t cap = 2 * l->hcap;
@@ -128,7 +128,7 @@ int fj_lwl_push(fj_lwl *l, double time, uint64_t group)
     return 0;
 }
 
-void fj_lwl_pop(fj_lwl *l)
+void storq_fj_lwl_pop(fj_lwl *l)
 {
     const size_t n = --l->hn;
     const double t = l->ht[n];

@@ -21,22 +21,25 @@ typedef struct fj_lwl {
 } fj_lwl;
 
 /* All g keys start at key0. Returns -1 when out of memory. */
-int fj_lwl_init(fj_lwl *l, uint64_t g, double key0);
-void fj_lwl_free(fj_lwl *l);
-void fj_lwl_set(fj_lwl *l, uint64_t group, double key);
-static inline double fj_lwl_leaf(const fj_lwl *l, uint64_t group) { return l->key[l->size + group]; }
+int storq_fj_lwl_init(fj_lwl *l, uint64_t g, double key0);
+void storq_fj_lwl_free(fj_lwl *l);
+void storq_fj_lwl_set(fj_lwl *l, uint64_t group, double key);
+static inline double fj_lwl_leaf(const fj_lwl *l, uint64_t group)
+{
+    return l->key[l->size + group];
+}
 /* The least key and, in *ties, how many groups hold it. */
-double fj_lwl_min(const fj_lwl *l, uint64_t *ties);
+double storq_fj_lwl_min(const fj_lwl *l, uint64_t *ties);
 /* The r-th (from 0, in group order) of the groups holding the least key; r < ties. */
-uint64_t fj_lwl_rank(const fj_lwl *l, uint64_t r);
+uint64_t storq_fj_lwl_rank(const fj_lwl *l, uint64_t r);
 /* A clock rebase: subtract dt from every event time, and from every key when the keys are times
  * (-inf keys stay). */
-void fj_lwl_shift(fj_lwl *l, double dt, int keys_are_times);
+void storq_fj_lwl_shift(fj_lwl *l, double dt, int keys_are_times);
 
-int fj_lwl_push(fj_lwl *l, double time, uint64_t group);
+int storq_fj_lwl_push(fj_lwl *l, double time, uint64_t group);
 /* The earliest event; requires hn > 0. */
 static inline double fj_lwl_top_time(const fj_lwl *l) { return l->ht[0]; }
 static inline uint64_t fj_lwl_top_group(const fj_lwl *l) { return l->hg[0]; }
-void fj_lwl_pop(fj_lwl *l);
+void storq_fj_lwl_pop(fj_lwl *l);
 
 #endif

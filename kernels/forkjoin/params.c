@@ -133,7 +133,7 @@ static int fj_parse_assign(fj_ctx *c, const char *spec, storq_error *err)
 static int fj_check_stability(fj_ctx *c, const storq_params *p, storq_error *err)
 {
     fj_moments m;
-    fj_moments_compute(c, &m);
+    storq_fj_moments_compute(c, &m);
     const double lg = c->lambda_group, nmu = (double)c->n * c->mu;
     const char *why;
     if (c->family == FJ_FAM_EXP && c->delta == 0.0) {
@@ -210,7 +210,8 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
     char what[128];
     snprintf(what, sizeof what, "--groups/--n: %llu groups of %llu nodes",
              (unsigned long long)c->g, (unsigned long long)c->n);
-    if ((rc = storq_memory_check(bytes, what, "for per-node arrays per replication (and thread)", err)))
+    if ((rc = storq_memory_check(bytes, what, "for per-node arrays per replication (and thread)",
+                                 err)))
         goto fail;
     if ((rc = fj_parse_service(c, storq_param_string(p, "service"), err)))
         goto fail;
@@ -291,8 +292,8 @@ const storq_model storq_model_forkjoin = {
     .prepare = fj_prepare,
     .release = fj_release,
     .declare = fj_declare,
-    .replicate = fj_replicate,
-    .theory = fj_theory,
-    .compare = fj_compare,
+    .replicate = storq_fj_replicate,
+    .theory = storq_fj_theory,
+    .compare = storq_fj_compare,
     .cost = fj_cost,
 };

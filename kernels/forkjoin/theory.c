@@ -9,11 +9,10 @@
  *                            M/G/1 with S = the k-th smallest task time of a job (exact moments of
  *                            the order statistic per family: harmonic sums, Beta functions, or the
  *                            trace's empirical law); for exponential tasks it is the paper's (6);
- *   stage lower bound        exponential tasks, delta = 0, uniform: sum_j 1/((n-j) k mu - lambda/g);
- *   no-queueing lower bound  everything (a job cannot leave before its k-th task would finish on
- *                            idle nodes): E[S];
- *   exact (n,1)              exponential: 1/(n mu - lambda/g); any family: the nodes move in
- *                            lock-step, M/G/1 with S = the fastest task (also delta = 1 or det:
+ *   stage lower bound        exponential tasks, delta = 0, uniform: sum_j 1/((n-j) k mu -
+ * lambda/g); no-queueing lower bound  everything (a job cannot leave before its k-th task would
+ * finish on idle nodes): E[S]; exact (n,1)              exponential: 1/(n mu - lambda/g); any
+ * family: the nodes move in lock-step, M/G/1 with S = the fastest task (also delta = 1 or det:
  *                            lock-step, M/G/1 with the task time);
  *   exact (2,2)              exponential, delta = 0 (Flatto-Hahn, Nelson-Tantawi);
  *   (n,n) upper bound        exponential, delta = 0: H_n / (n mu - lambda/g) (Nelson-Tantawi);
@@ -155,7 +154,7 @@ static double fj_family_var(const fj_ctx *c)
     }
 }
 
-void fj_moments_compute(const fj_ctx *c, fj_moments *m)
+void storq_fj_moments_compute(const fj_ctx *c, fj_moments *m)
 {
     const double d = c->delta, vx = fj_family_var(c);
     double o1, o2;
@@ -208,20 +207,20 @@ static double fj_exact_uncorrelated(const fj_ctx *c, double lg)
         fj_ctx c0 = *c;
         c0.delta = 0.0;
         fj_moments m;
-        fj_moments_compute(&c0, &m);
+        storq_fj_moments_compute(&c0, &m);
         return fj_pk(lg, m.es, m.vs);
     }
     return NAN;
 }
 
-int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
+int storq_fj_theory(const void *vctx, storq_theory *out, storq_error *err)
 {
     const fj_ctx *c = vctx;
     const double lg = c->lambda_group, n = (double)c->n, k = (double)c->k, mu = c->mu;
     const int exp0 = c->family == FJ_FAM_EXP && c->delta == 0.0;
     const int uniform = c->g == 1 || c->assign == FJ_ASSIGN_UNIFORM;
     fj_moments m;
-    fj_moments_compute(c, &m);
+    storq_fj_moments_compute(c, &m);
 
     STORQ_TRY(add1(out, "task_mean", "time", "mean service time of a task, 1/(k mu)", c->mean,
                    err));
@@ -232,9 +231,12 @@ int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
                    m.vs, err));
     {
         char desc[256];
-        snprintf(desc, sizeof desc, "arrival rate (all groups) the point must stay below: g times %s%s",
-                 c->capacity_why, c->capacity_exact ? "" : "; the split-merge sufficient "
-                 "condition lambda/g < 1/E[S] fails here");
+        snprintf(desc, sizeof desc,
+                 "arrival rate (all groups) the point must stay below: g times %s%s",
+                 c->capacity_why,
+                 c->capacity_exact ? ""
+                                   : "; the split-merge sufficient "
+                                     "condition lambda/g < 1/E[S] fails here");
         STORQ_TRY(add1(out, "capacity", "1/time", desc, c->capacity * (double)c->g, err));
     }
     STORQ_TRY(add1(out, "lower_bound_no_queueing", "time",
@@ -242,7 +244,8 @@ int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
                    "holds for every family, correlation and assignment",
                    m.es, err));
     if (!uniform)
-        return STORQ_OK; /* the paper's bounds and exact results assume Poisson lambda/g per group */
+        return STORQ_OK; /* the paper's bounds and exact results assume Poisson lambda/g per group
+                          */
 
     double ub = fj_pk(lg, m.es, m.vs);
     if (isfinite(ub))
@@ -308,7 +311,7 @@ int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
             fj_ctx c0 = *c;
             c0.delta = 0.0;
             fj_moments m0;
-            fj_moments_compute(&c0, &m0);
+            storq_fj_moments_compute(&c0, &m0);
             double lo = m0.es, hi = fj_pk(lg, m0.es, m0.vs);
             if (c->family == FJ_FAM_EXP) {
                 lo = 0.0;
@@ -329,7 +332,7 @@ int fj_theory(const void *vctx, storq_theory *out, storq_error *err)
     return STORQ_OK;
 }
 
-int fj_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
+int storq_fj_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
                storq_theory *out, storq_error *err)
 {
     const fj_ctx *c = vctx;

@@ -3,10 +3,11 @@
  *
  * A sampled rank r names the server at position r when servers are sorted by decreasing queue
  * length, so its length is the number of i >= 1 with r < N_i (a binary search over the levels).
- * Arrivals: L ranks (without replacement: storq_rng_sample_distinct; with: below(n)), the k shortest
- * chosen as in the servers engine, each chosen server's length + 1 (a server chosen twice under
- * sampling with replacement gets +1 then +1). Departures: after every event the next departure time
- * is drawn as t + Exp(mu N_1), and the departing server is rank below(N_1) (SERVICE stream). */
+ * Arrivals: L ranks (without replacement: storq_rng_sample_distinct; with: below(n)), the k
+ * shortest chosen as in the servers engine, each chosen server's length + 1 (a server chosen twice
+ * under sampling with replacement gets +1 then +1). Departures: after every event the next
+ * departure time is drawn as t + Exp(mu N_1), and the departing server is rank below(N_1) (SERVICE
+ * stream). */
 #include "internal.h"
 
 #include <math.h>
@@ -33,14 +34,14 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                    smk_mem_stats *mem, storq_error *err)
 {
     unsigned L = c->L, k = c->k;
     smk_occ o;
     uint64_t *buf = malloc(sizeof *buf * 4 * L);
     unsigned *chosen = malloc(sizeof *chosen * k);
-    if (!buf || !chosen || smk_occ_init(&o, c->n, c->levels + 1)) {
+    if (!buf || !chosen || storq_smk_occ_init(&o, c->n, c->levels + 1)) {
         free(buf);
         free(chosen);
         return STORQ_RUNTIME_FAIL(err, "out of memory");
@@ -56,7 +57,7 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
         aql = storq_record_hist(rec, c->id_aql);
 
     if (!steady && c->start_depth > 0) {
-        if (smk_occ_grow(&o, c->start_depth + 1))
+        if (storq_smk_occ_grow(&o, c->start_depth + 1))
             goto oom;
         for (size_t j = 1; j <= c->start_depth; j++) {
             o.N[j] = c->start_N[j];
@@ -81,7 +82,7 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
                 break;
         } else {
             while (gj <= c->grid && smk_grid_time(c, gj) < te)
-                smk_record_grid(c, &o, rec, gj++);
+                storq_smk_record_grid(c, &o, rec, gj++);
             if (gj > c->grid)
                 break;
         }
@@ -93,9 +94,9 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
             int measured = 0;
             if (steady) {
                 if (a == c->warmup)
-                    smk_occ_begin(&o, t);
+                    storq_smk_occ_begin(&o, t);
                 if (a == total - 1) {
-                    smk_occ_end(&o, t);
+                    storq_smk_occ_end(&o, t);
                     T = t - o.t0;
                 }
                 measured = a >= c->warmup;
@@ -108,7 +109,7 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
             }
             for (unsigned j = 0; j < L; j++)
                 lens[j] = rank_length(&o, samp[j]);
-            smk_select_k(lens, L, k, scratch, chosen);
+            storq_smk_select_k(lens, L, k, scratch, chosen);
             /* dup[e]: earlier chosen entries naming the same rank (with replacement only) */
             memset(dup, 0, sizeof *dup * k);
             if (c->with_replacement && k > 1) {
@@ -134,7 +135,7 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
     }
 
     if (steady)
-        smk_record_steady(c, &o, T, rec);
+        storq_smk_record_steady(c, &o, T, rec);
     rec->events = events;
     if (mem) {
         memset(mem, 0, sizeof *mem);
@@ -142,12 +143,12 @@ int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *
     }
     free(buf);
     free(chosen);
-    smk_occ_free(&o);
+    storq_smk_occ_free(&o);
     return STORQ_OK;
 
 oom:
     free(buf);
     free(chosen);
-    smk_occ_free(&o);
+    storq_smk_occ_free(&o);
     return STORQ_RUNTIME_FAIL(err, "out of memory");
 }

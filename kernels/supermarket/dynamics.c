@@ -3,11 +3,11 @@
  * delays) or occupancy counts (counts.c; exponential service, memory independent of n). */
 #include "internal.h"
 
-int smk_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
+int storq_smk_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
                   storq_error *err)
 {
     const smk_ctx *c = vctx;
     if (c->engine == SMK_ENGINE_COUNTS)
-        return smk_run_counts(c, key, rec, NULL, err);
-    return smk_run_servers(c, key, rec, NULL, err);
+        return storq_smk_run_counts(c, key, rec, NULL, err);
+    return storq_smk_run_servers(c, key, rec, NULL, err);
 }

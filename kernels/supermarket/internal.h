@@ -59,13 +59,13 @@ typedef struct smk_occ {
     double *last, *c, *s1, *s2;
 } smk_occ;
 
-int smk_occ_init(smk_occ *o, uint64_t n, size_t cap);
-void smk_occ_free(smk_occ *o);
-int smk_occ_grow(smk_occ *o, size_t need);
+int storq_smk_occ_init(smk_occ *o, uint64_t n, size_t cap);
+void storq_smk_occ_free(smk_occ *o);
+int storq_smk_occ_grow(smk_occ *o, size_t need);
 /* Begin the measurement window at absolute time t (O(depth), once). */
-void smk_occ_begin(smk_occ *o, double t);
+void storq_smk_occ_begin(smk_occ *o, double t);
 /* End it at absolute time t: flush every level (O(depth), once). */
-void smk_occ_end(smk_occ *o, double t);
+void storq_smk_occ_end(smk_occ *o, double t);
 
 static inline void smk_occ_touch_(smk_occ *o, size_t i, double t)
 {
@@ -80,7 +80,7 @@ static inline void smk_occ_touch_(smk_occ *o, size_t i, double t)
 /* A queue grows to length j >= 1 at time t: N_j++. */
 static inline int smk_occ_up(smk_occ *o, size_t j, double t)
 {
-    if (j >= o->cap && smk_occ_grow(o, j + 1))
+    if (j >= o->cap && storq_smk_occ_grow(o, j + 1))
         return -1;
     if (o->measuring)
         smk_occ_touch_(o, j, t);
@@ -102,20 +102,21 @@ static inline void smk_occ_down(smk_occ *o, size_t j, double t)
 
 /* Time averages over the window [t0, t1] of u_i = N_i / n and n Var(u_i), i < levels, and of
  * sum_{i>=1} u_i. A zero-length window (arrivals = 1) reports the state at its start. */
-void smk_occ_results(const smk_occ *o, double T, size_t levels, double *u, double *nvar,
+void storq_smk_occ_results(const smk_occ *o, double T, size_t levels, double *u, double *nvar,
                      double *mql);
 
 /* ---- the k shortest of L sampled queues ----
  * Entries sorted by (length, position in the sample); the first k are chosen, in that order. The
- * sample order is uniformly random, so this breaks ties uniformly at random. Expected O(L + k log k):
- * quickselect on distinct keys (length << 11 | position), then the k chosen are sorted.
- * scratch holds L values. Writes the chosen positions to chosen[0..k-1]. */
-void smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch,
+ * sample order is uniformly random, so this breaks ties uniformly at random. Expected O(L + k log
+ * k): quickselect on distinct keys (length << 11 | position), then the k chosen are sorted. scratch
+ * holds L values. Writes the chosen positions to chosen[0..k-1]. */
+void storq_smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch,
                   unsigned *chosen);
 
 /* ---- start specs: "empty", "fill:J", "u:U1,U2,..." ----
  * Fills N[i] (servers with >= i tasks, i = 0..*depth) and *depth; usage error naming --start. */
-int smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *depth, storq_error *err);
+int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *depth,
+                          storq_error *err);
 
 /* ---- engines ---- */
 
@@ -134,12 +135,12 @@ typedef struct smk_mem_stats {
     size_t peak_tasks, peak_jobs;
 } smk_mem_stats;
 
-int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                     smk_mem_stats *mem, storq_error *err);
 /* Bytes the servers engine allocates per server before a replication starts (records, busy list
  * or heap), for prepare()'s memory check; the task and job pools grow with what is in system. */
-size_t smk_servers_bytes(const smk_ctx *c);
-int smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+size_t storq_smk_servers_bytes(const smk_ctx *c);
+int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                    smk_mem_stats *mem, storq_error *err);
 
 /* Grid time t_j = j horizon / grid (the same expression everywhere). */
@@ -149,18 +150,18 @@ static inline double smk_grid_time(const smk_ctx *c, size_t j)
 }
 
 /* Write the state at grid time j of a transient run (u_t row j, mean_queue_length_t[j]). */
-void smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size_t j);
+void storq_smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size_t j);
 /* Write the steady-mode occupancy observables from a finished window. */
-void smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq_record *rec);
+void storq_smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq_record *rec);
 
 /* ---- the model's hooks ---- */
 
 /* One replication, by the point's engine (dynamics.c). */
-int smk_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
+int storq_smk_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
                   storq_error *err);
 /* The mean-field arrays of the point, and the simulation against them (theory.c). */
-int smk_theory(const void *ctx, storq_theory *out, storq_error *err);
-int smk_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
+int storq_smk_theory(const void *ctx, storq_theory *out, storq_error *err);
+int storq_smk_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
                 storq_theory *out, storq_error *err);
 
 #endif

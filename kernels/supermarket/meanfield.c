@@ -61,11 +61,11 @@ typedef struct binom_table {
 /* The general case 1 < k < L, 0 < x < 1. The binomial terms t_j = C(L,j) x^j (1-x)^(L-j),
  * j = L-k+1..L, are computed from the largest one in that range (the binomial mode clamped to it)
  * by the ratios t_{j+1}/t_j = (L-j)/(j+1) * x/(1-x), walking away from it in both directions; the
- * terms decrease monotonically away from the start, and each walk stops once the terms still to come
- * are provably below 2^-60 of the sum.
- * 1 - x is carried as y (1 + cy) with y = fl(1 - x) and cy = the exact rounding error / y (|cy| <=
- * 2^-53), so that the rounding of 1 - x does not get raised to the power L - j.
- * Start term, L <= SM_F_DIRECT_MAX: C(L,j) in double, x^j and y^(L-j) by pow on the frexp mantissas
+ * terms decrease monotonically away from the start, and each walk stops once the terms still to
+ * come are provably below 2^-60 of the sum. 1 - x is carried as y (1 + cy) with y = fl(1 - x) and
+ * cy = the exact rounding error / y (|cy| <= 2^-53), so that the rounding of 1 - x does not get
+ * raised to the power L - j. Start term, L <= SM_F_DIRECT_MAX: C(L,j) in double, x^j and y^(L-j) by
+ * pow on the frexp mantissas
  * (>= 2^-1000, so nothing leaves the normal range before the final ldexp), the binary exponents
  * summed as integers: a few ulp. L > SM_F_DIRECT_MAX: exp(log C + j log x + (L-j) log1p(-x)), which
  * loses about eps (|log C| + |j log x| + |(L-j) log(1-x)|) in relative accuracy. */
@@ -98,8 +98,9 @@ static double f_general(int L, int k, double x, const binom_table *tab)
     double t = tm;
     for (int j = jm; j < L; j++) { /* upwards: t_{j+1} */
         const double q = (double)(L - j) / (double)(j + 1) * rho;
-        /* The ratios q decrease with j (log-concavity), so once q < 1 the terms still to come sum to
-         * at most t q / (1 - q), with weights at most k: stop when that is below 2^-60 of the sum. */
+        /* The ratios q decrease with j (log-concavity), so once q < 1 the terms still to come sum
+         * to at most t q / (1 - q), with weights at most k: stop when that is below 2^-60 of the
+         * sum. */
         if (q < 1.0 && (double)k * t * q < 0x1p-60 * (1.0 - q) * sum)
             break;
         t *= q;
@@ -130,7 +131,7 @@ static double f_eval(int L, int k, double x, const binom_table *tab)
     return f_general(L, k, x, tab);
 }
 
-double sm_f(int L, int k, double x)
+double storq_sm_f(int L, int k, double x)
 {
     return f_eval(L, k, x, NULL);
 }
@@ -146,7 +147,7 @@ static double flush(double v)
     return v < DBL_MIN ? 0.0 : v;
 }
 
-void sm_fixed_point(int L, int k, double lambda, size_t levels, double *u)
+void storq_sm_fixed_point(int L, int k, double lambda, size_t levels, double *u)
 {
     if (levels == 0)
         return;
@@ -156,9 +157,9 @@ void sm_fixed_point(int L, int k, double lambda, size_t levels, double *u)
         u[i] = flush(c * f_eval(L, k, u[i - 1], NULL));
 }
 
-/* lambda^e_i with e_i = (a^i - 1)/(a - 1) = 1 + a + ... + a^(i-1), accumulated as e_i = 1 + a e_{i-1}:
- * exact for integer a while e_i < 2^53, e_i = i exactly when a = 1 (the limit), and +inf rather than
- * NaN once a^i overflows (then lambda^e = 0 for lambda < 1). */
+/* lambda^e_i with e_i = (a^i - 1)/(a - 1) = 1 + a + ... + a^(i-1), accumulated as e_i = 1 + a
+ * e_{i-1}: exact for integer a while e_i < 2^53, e_i = i exactly when a = 1 (the limit), and +inf
+ * rather than NaN once a^i overflows (then lambda^e = 0 for lambda < 1). */
 static void geometric_power(double a, double lambda, size_t levels, double *out)
 {
     double e = 0.0;
@@ -173,13 +174,13 @@ static void geometric_power(double a, double lambda, size_t levels, double *out)
     }
 }
 
-void sm_tail_bounds(int L, int k, double lambda, size_t levels, double *lower, double *upper)
+void storq_sm_tail_bounds(int L, int k, double lambda, size_t levels, double *lower, double *upper)
 {
     geometric_power((double)(L - k + 1), lambda, levels, lower);
     geometric_power((double)L / (double)k, lambda, levels, upper);
 }
 
-size_t sm_auto_levels(int L, int k, double lambda, double eps, size_t max_levels)
+size_t storq_sm_auto_levels(int L, int k, double lambda, double eps, size_t max_levels)
 {
     size_t n = max_levels; /* u_I never fell below eps within max_levels levels */
     double u = 1.0;        /* u_0 */
@@ -203,37 +204,38 @@ size_t sm_auto_levels(int L, int k, double lambda, double eps, size_t max_levels
 /* The ODE                                                                                        */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* Step rule: h = min(SM_ODE_STEP_MAX, SM_ODE_STEP_C / (lambda L + k)) = min(0.005, 0.012 / (lambda L
- * + k)). lambda L + k bounds the rates of the system (sum_j |d rhs_i / d u_j| <= 2 (lambda L + k), as
- * 0 <= f' <= L), so h times every rate is at most 0.024, well inside RK4's stability interval (2.78);
- * the constant is set by accuracy, not stability. Between consecutive output times the interval dt
- * is split into ceil(dt / h) equal steps, so every output time is hit exactly (no separate rule for
- * the grid spacing is needed) and no step exceeds h.
- * Measured accuracy: the difference between the solutions with h and with h/2 (for a fourth-order
- * method 15/16 of the error of the h solution) is at most 4.7e-10 in max norm over levels and times
- * t <= 40 (fine grid on [0, 5]), for 15 pairs (L,k) from (1,1) to (64,64) including k = L-2, L-1, L,
- * lambda in {0.5, 0.9, 0.99}, from empty and from every queue at length 3 or 20. The largest
- * differences come from the first time unit and from k = L-1, where f has curvature L(L-1) at 0; they
- * grow slowly with L beyond 64 (6.4e-10 at (128,127), 1.4e-9 at (256,255), lambda = 0.9, t <= 2).
- * Cost: about 4 (A + 1) evaluations of f per step; e.g. (2,1) to t = 200 takes 0.05 s, (64,63) at
- * lambda = 0.9 to t = 50 takes 11 s. The state update uses compensated summation, so
- * near equilibrium the increments are not rounded away (the solution then settles within ~1e-16 of
- * the fixed point instead of ~1e-13).
+/* Step rule: h = min(SM_ODE_STEP_MAX, SM_ODE_STEP_C / (lambda L + k)) = min(0.005, 0.012 / (lambda
+ * L
+ * + k)). lambda L + k bounds the rates of the system (sum_j |d rhs_i / d u_j| <= 2 (lambda L + k),
+ * as 0 <= f' <= L), so h times every rate is at most 0.024, well inside RK4's stability interval
+ * (2.78); the constant is set by accuracy, not stability. Between consecutive output times the
+ * interval dt is split into ceil(dt / h) equal steps, so every output time is hit exactly (no
+ * separate rule for the grid spacing is needed) and no step exceeds h. Measured accuracy: the
+ * difference between the solutions with h and with h/2 (for a fourth-order method 15/16 of the
+ * error of the h solution) is at most 4.7e-10 in max norm over levels and times t <= 40 (fine grid
+ * on [0, 5]), for 15 pairs (L,k) from (1,1) to (64,64) including k = L-2, L-1, L, lambda in {0.5,
+ * 0.9, 0.99}, from empty and from every queue at length 3 or 20. The largest differences come from
+ * the first time unit and from k = L-1, where f has curvature L(L-1) at 0; they grow slowly with L
+ * beyond 64 (6.4e-10 at (128,127), 1.4e-9 at (256,255), lambda = 0.9, t <= 2). Cost: about 4 (A +
+ * 1) evaluations of f per step; e.g. (2,1) to t = 200 takes 0.05 s, (64,63) at lambda = 0.9 to t =
+ * 50 takes 11 s. The state update uses compensated summation, so near equilibrium the increments
+ * are not rounded away (the solution then settles within ~1e-16 of the fixed point instead of
+ * ~1e-13).
  *
  * Truncation: levels 1..A are integrated with u_{A+1} = 0 (a system of capacity A, which keeps
- * 0 <= u <= 1). A starts 16 levels above the last nonzero entry of u0 (entries beyond `levels` are 0)
- * and, after every step in which u_A exceeds SM_ODE_DEPTH_TOL = 1e-25, grows by max(16, A/2) levels
- * (the new levels start at 0, which is what they are in the truncated system). The flux lost at the
- * boundary is lambda f(u_A) <= lambda L u_A per unit time, so over a horizon T the truncation moves u
- * by about T lambda L 1e-25 at most; measured against a tolerance of 1e-45 the difference is below
- * 1e-16 up to t = 200. A is capped at max(levels, 16) + 100000 (reached only far beyond lambda < 1
- * over long horizons; the system then has that capacity). */
+ * 0 <= u <= 1). A starts 16 levels above the last nonzero entry of u0 (entries beyond `levels` are
+ * 0) and, after every step in which u_A exceeds SM_ODE_DEPTH_TOL = 1e-25, grows by max(16, A/2)
+ * levels (the new levels start at 0, which is what they are in the truncated system). The flux lost
+ * at the boundary is lambda f(u_A) <= lambda L u_A per unit time, so over a horizon T the
+ * truncation moves u by about T lambda L 1e-25 at most; measured against a tolerance of 1e-45 the
+ * difference is below 1e-16 up to t = 200. A is capped at max(levels, 16) + 100000 (reached only
+ * far beyond lambda < 1 over long horizons; the system then has that capacity). */
 #define SM_ODE_STEP_C 0.012
 #define SM_ODE_STEP_MAX 0.005
 #define SM_ODE_DEPTH_TOL 1e-25
 #define SM_ODE_DEPTH_EXTRA 100000
 
-double sm_ode_step(int L, int k, double lambda)
+double storq_sm_ode_step(int L, int k, double lambda)
 {
     const double rate = fabs(lambda) * (double)L + (double)k;
     const double h = SM_ODE_STEP_C / rate;
@@ -346,8 +348,8 @@ static int ode_deepen(ode *o)
     return 0;
 }
 
-int sm_ode_solve_h(int L, int k, double lambda, const double *u0, size_t levels, const double *t,
-                   size_t nt, double *out, double h)
+int storq_sm_ode_solve_h(int L, int k, double lambda, const double *u0, size_t levels,
+                         const double *t, size_t nt, double *out, double h)
 {
     if (levels == 0 || nt == 0)
         return 0;
@@ -413,8 +415,9 @@ int sm_ode_solve_h(int L, int k, double lambda, const double *u0, size_t levels,
     return 0;
 }
 
-int sm_ode_solve(int L, int k, double lambda, const double *u0, size_t levels, const double *t,
-                 size_t nt, double *out)
+int storq_sm_ode_solve(int L, int k, double lambda, const double *u0, size_t levels,
+                       const double *t, size_t nt, double *out)
 {
-    return sm_ode_solve_h(L, k, lambda, u0, levels, t, nt, out, sm_ode_step(L, k, lambda));
+    return storq_sm_ode_solve_h(L, k, lambda, u0, levels, t, nt, out,
+                                storq_sm_ode_step(L, k, lambda));
 }

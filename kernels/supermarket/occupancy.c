@@ -9,18 +9,18 @@
 
 /* ---- occupancy ---- */
 
-int smk_occ_init(smk_occ *o, uint64_t n, size_t cap)
+int storq_smk_occ_init(smk_occ *o, uint64_t n, size_t cap)
 {
     memset(o, 0, sizeof *o);
     o->n = n;
-    if (smk_occ_grow(o, cap < 16 ? 16 : cap))
+    if (storq_smk_occ_grow(o, cap < 16 ? 16 : cap))
         return -1;
     o->N[0] = n;
     o->depth = 1;
     return 0;
 }
 
-void smk_occ_free(smk_occ *o)
+void storq_smk_occ_free(smk_occ *o)
 {
     free(o->N);
     free(o->last);
@@ -40,7 +40,7 @@ static int grow_array(void **p, size_t elem, size_t old, size_t cap)
     return 0;
 }
 
-int smk_occ_grow(smk_occ *o, size_t need)
+int storq_smk_occ_grow(smk_occ *o, size_t need)
 {
     if (need <= o->cap)
         return 0;
@@ -59,7 +59,7 @@ int smk_occ_grow(smk_occ *o, size_t need)
     return 0;
 }
 
-void smk_occ_begin(smk_occ *o, double t)
+void storq_smk_occ_begin(smk_occ *o, double t)
 {
     o->measuring = 1;
     o->t0 = t;
@@ -71,14 +71,14 @@ void smk_occ_begin(smk_occ *o, double t)
     }
 }
 
-void smk_occ_end(smk_occ *o, double t)
+void storq_smk_occ_end(smk_occ *o, double t)
 {
     for (size_t i = 0; i < o->cap; i++)
         smk_occ_touch_(o, i, t);
     o->measuring = 0;
 }
 
-void smk_occ_results(const smk_occ *o, double T, size_t levels, double *u, double *nvar,
+void storq_smk_occ_results(const smk_occ *o, double T, size_t levels, double *u, double *nvar,
                      double *mql)
 {
     double n = (double)o->n;
@@ -173,7 +173,7 @@ static void quickselect(uint64_t *a, size_t m, size_t k)
         insertion_sort(a + lo, hi - lo);
 }
 
-void smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch,
+void storq_smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch,
                   unsigned *chosen)
 {
     if (k == 1) {
@@ -201,7 +201,8 @@ void smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch
 
 #define SMK_START_MAX_DEPTH 1000000
 
-int smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t *depth, storq_error *err)
+int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t *depth,
+                          storq_error *err)
 {
     *Nout = NULL;
     *depth = 0;
@@ -283,7 +284,7 @@ int smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t *depth
 
 /* ---- recording ---- */
 
-void smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size_t j)
+void storq_smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size_t j)
 {
     double *row = storq_record_vector(rec, c->id_ut) + j * c->levels;
     double n = (double)c->n;
@@ -292,10 +293,10 @@ void smk_record_grid(const smk_ctx *c, const smk_occ *o, storq_record *rec, size
     storq_record_vector(rec, c->id_mqlt)[j] = (double)o->Q / n;
 }
 
-void smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq_record *rec)
+void storq_smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq_record *rec)
 {
     double mql;
-    smk_occ_results(o, T, c->levels, storq_record_vector(rec, c->id_u),
+    storq_smk_occ_results(o, T, c->levels, storq_record_vector(rec, c->id_u),
                     storq_record_vector(rec, c->id_nvar), &mql);
     storq_record_scalar(rec, c->id_mql, mql);
 }

@@ -155,7 +155,7 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
                    c->lambda, c->load);
     }
     if (c->mode == SMK_MODE_TRANSIENT) {
-        rc = smk_parse_start(start, c->n, &c->start_N, &c->start_depth, err);
+        rc = storq_smk_parse_start(start, c->n, &c->start_N, &c->start_depth, err);
         if (rc)
             goto fail;
     } else if (strcmp(start, "empty") != 0) {
@@ -168,7 +168,7 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
     if (levels == 0) {
         /* at a load >= 1 there is no fixed point to size the levels by: 64 (set --levels to see
          * deeper) */
-        size_t a = c->load < 1.0 ? sm_auto_levels((int)c->L, (int)c->k, c->load, 1e-10, 10000)
+        size_t a = c->load < 1.0 ? storq_sm_auto_levels((int)c->L, (int)c->k, c->load, 1e-10, 10000)
                                  : 64;
         c->levels = a < 8 ? 8 : a;
         if (c->mode == SMK_MODE_TRANSIENT && c->levels < c->start_depth + 1)
@@ -179,7 +179,7 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
     if (c->engine == SMK_ENGINE_SERVERS) {
         char what[64];
         snprintf(what, sizeof what, "--n: %llu servers", (unsigned long long)c->n);
-        rc = storq_memory_check(smk_servers_bytes(c), what,
+        rc = storq_memory_check(storq_smk_servers_bytes(c), what,
                                 "for per-server records per replication (and thread)", err);
         if (rc)
             goto fail;
@@ -284,8 +284,8 @@ const storq_model storq_model_supermarket = {
     .prepare = smk_prepare,
     .release = smk_release,
     .declare = smk_declare,
-    .replicate = smk_replicate,
-    .theory = smk_theory,
-    .compare = smk_compare,
+    .replicate = storq_smk_replicate,
+    .theory = storq_smk_theory,
+    .compare = storq_smk_compare,
     .cost = smk_cost,
 };

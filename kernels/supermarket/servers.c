@@ -101,7 +101,7 @@ static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const 
     const smk_ctx *c = m->c;
     unsigned L = l2 ? 2 : c->L, k = k1 ? 1 : c->k;
     if (k1) {
-        /* the k = 1 case of smk_select_k: the first entry of least length */
+        /* the k = 1 case of storq_smk_select_k: the first entry of least length */
         uint32_t best = (uint32_t)samp[0];
         uint32_t lbest = hdr_of(m, best, tr)->len;
         for (unsigned j = 1; j < L; j++) {
@@ -116,7 +116,7 @@ static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const 
     }
     for (unsigned j = 0; j < L; j++)
         lens[j] = hdr_of(m, (uint32_t)samp[j], tr)->len;
-    smk_select_k(lens, L, k, scratch, chosen);
+    storq_smk_select_k(lens, L, k, scratch, chosen);
 
     uint32_t jb = NONE;
     if (measured) {
@@ -364,7 +364,7 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
                 break;
         } else {
             while (gj <= c->grid && smk_grid_time(c, gj) < te)
-                smk_record_grid(c, &m->occ, io->rec, gj++);
+                storq_smk_record_grid(c, &m->occ, io->rec, gj++);
             if (gj > c->grid)
                 break;
         }
@@ -393,11 +393,11 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
         } else {
             if (tr && UNLIKELY(a == mark)) {
                 if (a == warmup) {
-                    smk_occ_begin(&m->occ, t);
+                    storq_smk_occ_begin(&m->occ, t);
                     measured = 1;
                 }
                 if (a == total - 1) {
-                    smk_occ_end(&m->occ, t);
+                    storq_smk_occ_end(&m->occ, t);
                     io->T = t - m->occ.t0;
                     last = 1;
                 }
@@ -474,14 +474,14 @@ static void hist_copy(storq_hist *to, const storq_hist *from)
     *to->max = *from->max;
 }
 
-size_t smk_servers_bytes(const smk_ctx *c)
+size_t storq_smk_servers_bytes(const smk_ctx *c)
 {
     const size_t record = c->mode == SMK_MODE_STEADY ? sizeof(srv) : sizeof(hdr);
     const size_t order = c->service_exp ? sizeof(uint32_t) : sizeof(hitem); /* busy list, heap */
     return storq_bytes_add(storq_bytes_mul(c->n, record + order), 64); /* + cache-line alignment */
 }
 
-int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
                     smk_mem_stats *mem, storq_error *err)
 {
     sim m;
@@ -503,7 +503,7 @@ int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record 
     else
         m.heap = malloc(n * sizeof *m.heap);
     int bad = !buf || !chosen || !m.base || (c->service_exp ? !m.busy : !m.heap);
-    if (bad || smk_occ_init(&m.occ, c->n, c->levels + 1)) {
+    if (bad || storq_smk_occ_init(&m.occ, c->n, c->levels + 1)) {
         free(buf);
         free(chosen);
         sim_free(&m);
@@ -527,7 +527,7 @@ int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record 
      * tasks; busy servers enter the busy list (or draw their service) in server order */
     if (c->mode == SMK_MODE_TRANSIENT && c->start_depth > 0) {
         size_t i = c->start_depth;
-        if (smk_occ_grow(&m.occ, i + 1))
+        if (storq_smk_occ_grow(&m.occ, i + 1))
             goto oom;
         for (size_t s = 0; s < n; s++) {
             while (i > 0 && c->start_N[i] <= s)
@@ -568,7 +568,7 @@ int smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record 
             m.dly_sum = m.soj_sum;
             m.dly_count = m.soj_count;
         }
-        smk_record_steady(c, &m.occ, io.T, rec);
+        storq_smk_record_steady(c, &m.occ, io.T, rec);
         storq_record_scalar(rec, c->id_msojourn, m.soj_sum / (double)m.soj_count);
         storq_record_scalar(rec, c->id_mdelay, m.dly_sum / (double)m.dly_count);
     }

@@ -263,7 +263,7 @@ static void sim_free(sim *m)
     free(m->heap);
     free(m->nodes);
     free(m->jobs);
-    smk_occ_free(&m->occ);
+    storq_smk_occ_free(&m->occ);
 }
 
 #endif

@@ -24,7 +24,7 @@ static int add_marked(storq_theory *t, const smk_ctx *c, const char *name, const
     return storq_theory_add(t, name, unit, d, grid, data, len, err);
 }
 
-int smk_theory(const void *vctx, storq_theory *out, storq_error *err)
+int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
 {
     const smk_ctx *c = vctx;
     const int L = (int)c->L, k = (int)c->k;
@@ -37,7 +37,7 @@ int smk_theory(const void *vctx, storq_theory *out, storq_error *err)
     double fx[101], fv[101];
     for (int i = 0; i <= 100; i++) {
         fx[i] = i / 100.0;
-        fv[i] = sm_f(L, k, fx[i]);
+        fv[i] = storq_sm_f(L, k, fx[i]);
     }
     STORQ_TRY(add_marked(out, c, "f_x", "1", "abscissae x of f", "", fx, 101, err));
     STORQ_TRY(add_marked(out, c, "f", "1",
@@ -47,15 +47,15 @@ int smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                          "f_x", fv, 101, err));
 
     if (lam < 1.0) {
-        size_t deep = sm_auto_levels(L, k, lam, 1e-17, 100000);
+        size_t deep = storq_sm_auto_levels(L, k, lam, 1e-17, 100000);
         if (deep < nl)
             deep = nl;
         buf = malloc(sizeof *buf * (deep + 2 * nl));
         if (!buf)
             return STORQ_RUNTIME_FAIL(err, "out of memory");
         double *u = buf, *lo = buf + deep, *hi = lo + nl;
-        sm_fixed_point(L, k, lam, deep, u);
-        sm_tail_bounds(L, k, lam, nl, lo, hi);
+        storq_sm_fixed_point(L, k, lam, deep, u);
+        storq_sm_tail_bounds(L, k, lam, nl, lo, hi);
         const char *g = c->mode == SMK_MODE_STEADY ? "u" : "";
         double mql = 0.0;
         for (size_t i = deep; i-- > 1;)
@@ -92,7 +92,7 @@ int smk_theory(const void *vctx, storq_theory *out, storq_error *err)
         /* The ODE runs deep enough for the start and for the fixed point's mass, and reports the
          * first `levels` columns. Time in the theory's units: service rate k. */
         size_t depth = c->start_depth + 1;
-        size_t extra = lam < 1.0 ? sm_auto_levels(L, k, lam, 1e-10, 10000) : 64;
+        size_t extra = lam < 1.0 ? storq_sm_auto_levels(L, k, lam, 1e-10, 10000) : 64;
         size_t nd = nl;
         if (nd < depth + extra)
             nd = depth + extra;
@@ -107,7 +107,7 @@ int smk_theory(const void *vctx, storq_theory *out, storq_error *err)
         double scale = c->mu / (double)k;
         for (size_t j = 0; j < rows; j++)
             tt[j] = smk_grid_time(c, j) * scale;
-        if (sm_ode_solve(L, k, lam, u0, nd, tt, rows, ode)) {
+        if (storq_sm_ode_solve(L, k, lam, u0, nd, tt, rows, ode)) {
             rc = STORQ_RUNTIME_FAIL(err, "mean-field ODE solver failed (out of memory)");
             goto done;
         }
@@ -136,7 +136,7 @@ done:
 
 /* ---- comparison ---- */
 
-int smk_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
+int storq_smk_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
                 storq_theory *out, storq_error *err)
 {
     const smk_ctx *c = vctx;
