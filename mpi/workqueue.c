@@ -37,12 +37,22 @@ int64_t storq_workqueue_next(storq_workqueue *wq, size_t c)
 {
     const int64_t one = 1;
     int64_t got = 0;
-#pragma omp critical(storq_workqueue)
+#pragma omp critical(storq_mpi)
     {
         MPI_Fetch_and_op(&one, &got, MPI_INT64_T, 0, (MPI_Aint)c, MPI_SUM, wq->win);
         MPI_Win_flush(0, wq->win);
     }
     return got;
+}
+
+void storq_workqueue_drain(storq_workqueue *wq, size_t c, int64_t n)
+{
+    int64_t got = 0;
+#pragma omp critical(storq_mpi)
+    {
+        MPI_Fetch_and_op(&n, &got, MPI_INT64_T, 0, (MPI_Aint)c, MPI_SUM, wq->win);
+        MPI_Win_flush(0, wq->win);
+    }
 }
 
 void storq_workqueue_destroy(storq_workqueue **wq)

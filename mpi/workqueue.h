@@ -16,6 +16,9 @@ typedef struct storq_workqueue storq_workqueue;
 int storq_workqueue_create(MPI_Comm comm, size_t ncounters, storq_workqueue **out, storq_error *err);
 /* The next unit of counter c (0, 1, 2, ... across all ranks and threads). */
 int64_t storq_workqueue_next(storq_workqueue *wq, size_t c);
+/* Advance counter c by n at once: after a failure, so that every worker anywhere finds the
+ * queue empty after its current unit. */
+void storq_workqueue_drain(storq_workqueue *wq, size_t c, int64_t n);
 /* Collective. Accepts NULL and *wq == NULL. */
 void storq_workqueue_destroy(storq_workqueue **wq);
 

@@ -4,31 +4,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "h5_writer.h"
 #include "interrupt.h"
 #include "progress.h"
 #include "reduce.h"
 #include "report.h"
+#include "schedule.h"
+#include "transfer.h"
 #include "workqueue.h"
+
+/* What rank 0 gathers of a point until it is complete. */
+typedef struct point_state {
+    storq_point_result res; /* allocated with the point's first replication */
+    int have_res;
+    size_t reps_in;
+    storq_theory theory;
+    int theory_in;
+    double seconds; /* worker-seconds spent on the point's units */
+} point_state;
 
 typedef struct run_state {
     const storq_run_spec *spec;
     MPI_Comm comm;
     int rank, nranks;
-    void **ctx;           /* prepared context per point */
-    double *cost;         /* relative cost per point */
-    size_t *order;        /* points, largest first */
-    unsigned char *done;  /* not to run: complete already (--resume), or another task's */
+    void **ctx;               /* prepared context per point */
+    storq_observables *obs;   /* the observables of every point of the task */
+    double *cost;             /* relative cost of one replication, per point */
+    unsigned char *done;      /* not to run: complete already (--resume), or another task's */
+    storq_unit *units;        /* the run's work, in hand-out order */
+    size_t nunits;
     storq_workqueue *wq;
-    storq_h5_file *file;  /* rank 0 only */
+    storq_outbox *outbox;     /* ranks other than 0: results on their way to rank 0 */
+    storq_h5_file *file;      /* rank 0 only */
+    point_state *points;      /* rank 0 only */
     storq_progress progress;
+    int stop;                 /* set when this rank stops taking units (failure or signal) */
+    storq_error status;       /* this rank's first failure (rank 0: the run's) */
 } run_state;
 
-static double point_cost(const storq_model *m, const void *ctx, size_t reps)
+static double rep_cost(const storq_model *m, const void *ctx)
 {
     double c = m->cost ? m->cost(ctx) : 1.0;
-    return (c > 0 ? c : 1.0) * (double)reps;
+    return c > 0 ? c : 1.0;
 }
 
 static int in_task(const storq_run_spec *spec, size_t p)
@@ -40,7 +59,8 @@ static int in_task(const storq_run_spec *spec, size_t p)
  * every task of a job array alike). Another task's contexts are released at once. */
 /* The point's observables against the memory budget, before anything runs: one record per
  * replication in flight, and the point's table of every replication's values. */
-static int check_point_memory(const storq_run_spec *spec, size_t p, void *ctx, storq_error *err)
+static int declare_point(const storq_run_spec *spec, size_t p, void *ctx,
+                         storq_observables *out, storq_error *err)
 {
     storq_observables obs = {0};
     int rc = spec->model->declare(ctx, &obs, err);
@@ -63,7 +83,10 @@ static int check_point_memory(const storq_run_spec *spec, size_t p, void *ctx, s
                                                 storq_bytes_mul(obs.nvalues, sizeof(double))),
                                 what, "for the point's table of replications", err);
     }
-    storq_observables_free(&obs);
+    if (rc)
+        storq_observables_free(&obs);
+    else
+        *out = obs;
     return rc;
 }
 
@@ -72,32 +95,21 @@ static int prepare_points(run_state *st, storq_error *err)
     const storq_run_spec *spec = st->spec;
     size_t n = spec->npoints;
     st->ctx = calloc(n, sizeof *st->ctx);
+    st->obs = calloc(n, sizeof *st->obs);
     st->cost = calloc(n, sizeof *st->cost);
-    st->order = calloc(n, sizeof *st->order);
     st->done = calloc(n, 1);
-    if (!st->ctx || !st->cost || !st->order || !st->done)
+    if (!st->ctx || !st->obs || !st->cost || !st->done)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (size_t p = 0; p < n; p++) {
         /* Warnings (e.g. --allow-unstable) once per distinct point, from rank 0 only. */
         STORQ_TRY(spec->model->prepare(&spec->points[p], &st->ctx[p], err));
-        if (in_task(spec, p))
-            STORQ_TRY(check_point_memory(spec, p, st->ctx[p], err));
-        st->cost[p] = point_cost(spec->model, st->ctx[p], spec->replications);
-        st->order[p] = p;
         if (!in_task(spec, p)) {
             spec->model->release(st->ctx[p]);
             st->ctx[p] = NULL;
-            st->cost[p] = 0;
+            continue;
         }
-    }
-    /* Largest first (stable), so the longest point does not start last. */
-    for (size_t i = 1; i < n; i++) {
-        size_t x = st->order[i], j = i;
-        while (j > 0 && st->cost[st->order[j - 1]] < st->cost[x]) {
-            st->order[j] = st->order[j - 1];
-            j--;
-        }
-        st->order[j] = x;
+        STORQ_TRY(declare_point(spec, p, st->ctx[p], &st->obs[p], err));
+        st->cost[p] = rep_cost(spec->model, st->ctx[p]);
     }
     return STORQ_OK;
 }
@@ -120,113 +132,275 @@ static int open_output(run_state *st, storq_error *err)
                            err);
 }
 
-/* Every thread of every rank takes replications of point p until none are left. */
-static int run_replications(run_state *st, size_t p, storq_point_result *res, storq_error *err)
+/* Rank 0: summary, theory and comparison of a complete point; write it; print its table. */
+static int finish_point(run_state *st, size_t p, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
     const storq_model *model = spec->model;
-    size_t reps = spec->replications;
-    int failed = 0;
+    point_state *ps = &st->points[p];
+    storq_summary sum;
+    storq_theory cmp = {0};
+    int rc = storq_summary_compute(&sum, &ps->res, err);
+    if (!rc && model->compare)
+        rc = model->compare(st->ctx[p], &sum, &ps->theory, &cmp, err);
+    if (!rc)
+        rc = storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, &sum, &ps->theory, &cmp,
+                                  ps->seconds, err);
+    if (!rc && !spec->quiet)
+        storq_report_point(stdout, p, &spec->points[p], &sum, &ps->theory, &cmp);
+    storq_progress_point_done(&st->progress, st->cost[p] * (double)spec->replications);
+    storq_theory_free(&cmp);
+    storq_summary_free(&sum);
+    storq_point_result_free(&ps->res);
+    ps->have_res = 0;
+    storq_theory_free(&ps->theory);
+    return rc;
+}
+
+static int point_complete(const run_state *st, size_t p)
+{
+    const point_state *ps = &st->points[p];
+    return ps->theory_in && ps->reps_in == st->spec->replications;
+}
+
+/* Rank 0 takes in one replication's record (its own or a received one). */
+static int deliver_record(run_state *st, size_t p, size_t r, const storq_record *rec,
+                          double seconds, storq_error *err)
+{
+    int rc = STORQ_OK;
+#pragma omp critical(storq_collect)
+    {
+        point_state *ps = &st->points[p];
+        if (!ps->have_res) {
+            rc = storq_point_result_init(&ps->res, &st->obs[p], st->spec->replications, err);
+            ps->have_res = !rc;
+        }
+        if (!rc) {
+            storq_point_result_add(&ps->res, r, rec);
+            ps->reps_in++;
+            ps->seconds += seconds;
+            storq_progress_replication(&st->progress, p, ps->reps_in, st->spec->replications,
+                                       st->cost[p] * (double)st->spec->replications,
+                                       rec->events);
+            if (point_complete(st, p))
+                rc = finish_point(st, p, err);
+        }
+    }
+    return rc;
+}
+
+/* Rank 0 takes in a point's theory (ownership of its arrays passes). */
+static int deliver_theory(run_state *st, size_t p, storq_theory *t, double seconds,
+                          storq_error *err)
+{
+    int rc = STORQ_OK;
+#pragma omp critical(storq_collect)
+    {
+        point_state *ps = &st->points[p];
+        ps->theory = *t;
+        memset(t, 0, sizeof *t);
+        ps->theory_in = 1;
+        ps->seconds += seconds;
+        if (point_complete(st, p))
+            rc = finish_point(st, p, err);
+    }
+    return rc;
+}
+
+/* Rank 0: take in whatever other ranks have sent. *ranks_done counts their DONE messages; the
+ * first failure any of them reports becomes the run's status. Returns the number handled. */
+static int collect(run_state *st, size_t *ranks_done, storq_error *err)
+{
+    int handled = 0;
+    for (;;) {
+        storq_message m;
+        int got = storq_receive(st->comm, &m, err);
+        if (got <= 0)
+            return got < 0 ? got : handled;
+        int rc = STORQ_OK;
+        if (m.kind == STORQ_MSG_RECORD && m.point < st->spec->npoints && st->ctx[m.point] &&
+            m.rep < st->spec->replications) {
+            storq_record rec;
+            rc = storq_record_init(&rec, &st->obs[m.point], err);
+            if (!rc)
+                rc = storq_message_record(&m, &rec, err);
+            if (!rc)
+                rc = deliver_record(st, m.point, m.rep, &rec, m.seconds, err);
+            storq_record_free(&rec);
+        } else if (m.kind == STORQ_MSG_THEORY && m.point < st->spec->npoints) {
+            storq_theory t = {0};
+            rc = storq_message_theory(&m, &t, err);
+            if (!rc)
+                rc = deliver_theory(st, m.point, &t, m.seconds, err);
+            storq_theory_free(&t);
+        } else if (m.kind == STORQ_MSG_DONE) {
+#pragma omp critical(storq_collect)
+            {
+                (*ranks_done)++;
+                if (m.status.code && !st->status.code)
+                    st->status = m.status;
+            }
+        } else {
+            rc = STORQ_RUNTIME_FAIL(err, "an unexpected message from rank %d", m.source);
+        }
+        storq_message_free(&m);
+        if (rc)
+            return -rc;
+        handled++;
+    }
+}
+
+/* One unit: a replication (its record) or a point's theory, delivered to rank 0. */
+static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    const storq_model *model = spec->model;
+    size_t p = u->point;
+    double t0 = storq_now();
+    int rc;
+    if (u->rep == STORQ_UNIT_THEORY) {
+        storq_theory t = {0};
+        rc = model->theory(st->ctx[p], &t, err);
+        double seconds = storq_now() - t0;
+        if (!rc)
+            rc = st->rank == 0 ? deliver_theory(st, p, &t, seconds, err)
+                               : storq_send_theory(st->outbox, p, &t, seconds, err);
+        storq_theory_free(&t);
+        return rc;
+    }
+    storq_record rec;
+    rc = storq_record_init(&rec, &st->obs[p], err);
+    if (rc)
+        return rc;
+    storq_stream_key key = {spec->seed, p, (uint64_t)u->rep};
+    rc = model->replicate(st->ctx[p], &key, &rec, err);
+    double seconds = storq_now() - t0;
+    if (!rc)
+        rc = st->rank == 0 ? deliver_record(st, p, (size_t)u->rep, &rec, seconds, err)
+                           : storq_send_record(st->outbox, p, (size_t)u->rep, &rec, seconds, err);
+    storq_record_free(&rec);
+    return rc;
+}
+
+/* This rank stops taking units and, through the shared counter, so does every other. */
+static void fail(run_state *st, const storq_error *e)
+{
+#pragma omp critical(storq_collect)
+    {
+        if (!st->status.code)
+            st->status = *e;
+        st->stop = 1;
+    }
+    storq_workqueue_drain(st->wq, 0, (int64_t)st->nunits + 1);
+}
+
+/* Every thread of every rank takes units from the one queue until it is empty; rank 0's threads
+ * also take in the other ranks' results between their own units. */
+static void work(run_state *st, size_t *ranks_done)
+{
 #pragma omp parallel
     {
         storq_error terr = {0};
-        storq_record rec;
-        int rc = storq_record_init(&rec, res->schema, &terr);
-        while (!rc) {
+        for (;;) {
             int stop;
 #pragma omp atomic read
-            stop = failed;
+            stop = st->stop;
             if (stop)
                 break;
+            if (st->rank == 0 && collect(st, ranks_done, &terr) < 0) {
+                fail(st, &terr);
+                break;
+            }
             if (storq_interrupted()) {
-                rc = storq_fail(&terr, STORQ_ERR_RUNTIME, "stopped by signal %d before the run was "
-                                "complete", storq_interrupted());
+                storq_fail(&terr, STORQ_ERR_RUNTIME,
+                           "stopped by signal %d before the run was complete",
+                           storq_interrupted());
+                fail(st, &terr);
                 break;
             }
-            int64_t r = storq_workqueue_next(st->wq, p);
-            if (r < 0 || (size_t)r >= reps)
+            int64_t u = storq_workqueue_next(st->wq, 0);
+            if (u < 0 || (size_t)u >= st->nunits)
                 break;
-            storq_record_reset(&rec);
-            storq_stream_key key = {spec->seed, p, (uint64_t)r};
-            rc = model->replicate(st->ctx[p], &key, &rec, &terr);
-            if (rc)
+            if (run_unit(st, &st->units[u], &terr)) {
+                fail(st, &terr);
                 break;
-#pragma omp critical(storq_point_result)
-            storq_point_result_add(res, (size_t)r, &rec);
-            if (st->rank == 0)
-                storq_progress_replication(&st->progress, p, (size_t)r + 1, reps, st->cost[p],
-                                           rec.events);
-        }
-        if (rc) {
-#pragma omp critical(storq_driver_error)
-            {
-                if (!failed)
-                    *err = terr;
-                failed = 1;
             }
         }
-        storq_record_free(&rec);
     }
-    return failed ? (err->code ? err->code : STORQ_ERR_RUNTIME) : STORQ_OK;
 }
 
-/* Rank 0: summary, theory and comparison of a merged point; write it; print its table. */
-static int finish_point(run_state *st, size_t p, const storq_point_result *res, double wall,
-                        storq_error *err)
+/* After this rank's units: rank 0 waits (without spinning) for every other rank's results and
+ * DONE; the others send DONE and wait for their sends to complete. */
+static void finish_work(run_state *st, size_t *ranks_done)
 {
-    const storq_run_spec *spec = st->spec;
-    const storq_model *model = spec->model;
-    storq_summary sum;
-    storq_theory theory = {0}, cmp = {0};
-    int rc = storq_summary_compute(&sum, res, err);
-    if (!rc && model->theory)
-        rc = model->theory(st->ctx[p], &theory, err);
-    if (!rc && model->compare)
-        rc = model->compare(st->ctx[p], &sum, &theory, &cmp, err);
-    if (!rc)
-        rc = storq_h5_write_point(st->file, p, &spec->points[p], res, &sum, &theory, &cmp, wall, err);
-    if (!rc && !spec->quiet)
-        storq_report_point(stdout, p, &spec->points[p], &sum, &theory, &cmp);
-    storq_theory_free(&theory);
-    storq_theory_free(&cmp);
-    storq_summary_free(&sum);
-    return rc;
-}
-
-static int run_point(run_state *st, size_t p, storq_error *err)
-{
-    const storq_model *model = st->spec->model;
-    storq_observables obs = {0};
-    storq_point_result res;
-    memset(&res, 0, sizeof res);
-    double t0 = storq_now();
-    int rc = model->declare(st->ctx[p], &obs, err);
-    if (!rc)
-        rc = storq_point_result_init(&res, &obs, st->spec->replications, err);
-    if (!rc)
-        rc = run_replications(st, p, &res, err);
-    rc = storq_reduce_status(rc, st->comm);
-    if (!rc)
-        rc = storq_reduce_point(&res, st->comm, err);
-    if (!rc && st->rank == 0)
-        rc = finish_point(st, p, &res, storq_now() - t0, err);
-    rc = storq_reduce_status(rc, st->comm);
-    storq_point_result_free(&res);
-    storq_observables_free(&obs);
-    return rc;
+    storq_error e = {0};
+    if (st->rank != 0) {
+        int rc = storq_send_done(st->outbox, &st->status, &e);
+        if (!rc)
+            rc = storq_outbox_destroy(&st->outbox, &e);
+        if (rc && !st->status.code)
+            st->status = e;
+        return;
+    }
+    const struct timespec nap = {0, 1000000};
+    while (*ranks_done + 1 < (size_t)st->nranks) {
+        int got = collect(st, ranks_done, &e);
+        if (got < 0) {
+            /* a broken message: the other ranks' DONE may never be read; stop here */
+            if (!st->status.code)
+                st->status = e;
+            return;
+        }
+        if (got == 0)
+            nanosleep(&nap, NULL);
+    }
 }
 
 static void release(run_state *st)
 {
-    for (size_t p = 0; st->ctx && p < st->spec->npoints; p++)
+    for (size_t p = 0; st->ctx && p < st->spec->npoints; p++) {
         if (st->ctx[p])
             st->spec->model->release(st->ctx[p]);
+        storq_observables_free(&st->obs[p]);
+        if (st->points && st->points[p].have_res)
+            storq_point_result_free(&st->points[p].res);
+        if (st->points)
+            storq_theory_free(&st->points[p].theory);
+    }
     free(st->ctx);
+    free(st->obs);
     free(st->cost);
-    free(st->order);
     free(st->done);
+    free(st->units);
+    free(st->points);
+    storq_error ignore = {0};
+    storq_outbox_destroy(&st->outbox, &ignore);
     storq_workqueue_destroy(&st->wq);
     MPI_Comm_free(&st->comm);
+}
+
+/* The units to run, rank 0's per-point state, the queue and the outbox (collective). */
+static int start_work(run_state *st, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    MPI_Bcast(st->done, (int)spec->npoints, MPI_UNSIGNED_CHAR, 0, st->comm);
+    for (size_t p = 0; p < spec->npoints; p++)
+        st->done[p] |= !in_task(spec, p);
+    int rc = storq_schedule_build(spec->npoints, st->done, st->cost, spec->replications,
+                                  spec->model->theory != NULL, &st->units, &st->nunits, err);
+    if (!rc && st->rank == 0) {
+        st->points = calloc(spec->npoints ? spec->npoints : 1, sizeof *st->points);
+        if (!st->points)
+            rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+        for (size_t p = 0; !rc && p < spec->npoints; p++)
+            st->points[p].theory_in = spec->model->theory == NULL;
+    }
+    if (!rc && st->rank != 0)
+        rc = storq_outbox_create(st->comm, &st->outbox, err);
+    rc = storq_reduce_status(rc, st->comm);
+    if (!rc)
+        rc = storq_reduce_status(storq_workqueue_create(st->comm, 1, &st->wq, err), st->comm);
+    return rc;
 }
 
 int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err)
@@ -242,28 +416,26 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     rc = storq_reduce_status(rc, st.comm);
     if (!rc)
         rc = storq_reduce_status(open_output(&st, err), st.comm);
-    if (!rc) {
-        MPI_Bcast(st.done, (int)spec->npoints, MPI_UNSIGNED_CHAR, 0, st.comm);
-        for (size_t p = 0; p < spec->npoints; p++)
-            st.done[p] |= !in_task(spec, p);
-        rc = storq_reduce_status(storq_workqueue_create(st.comm, spec->npoints, &st.wq, err), st.comm);
-    }
+    if (!rc)
+        rc = start_work(&st, err);
     if (!rc) {
         double total = 0;
         size_t todo = 0;
         for (size_t p = 0; p < spec->npoints; p++) {
-            total += st.done[p] ? 0 : st.cost[p];
+            total += st.done[p] ? 0 : st.cost[p] * (double)spec->replications;
             todo += !st.done[p];
         }
         storq_progress_start(&st.progress, st.rank == 0 && !spec->quiet, todo, total);
-        for (size_t i = 0; i < spec->npoints && !rc; i++) {
-            size_t p = st.order[i];
-            if (st.done[p])
-                continue;
-            rc = run_point(&st, p, err);
-            storq_progress_point_done(&st.progress, st.cost[p]);
-        }
+        size_t ranks_done = 0;
+        work(&st, &ranks_done);
+        finish_work(&st, &ranks_done);
         storq_progress_finish(&st.progress);
+        if (st.status.code) {
+            *err = st.status;
+            rc = st.status.code;
+        }
+        /* Every rank learns the run's status; a rank's own failure stays its message. */
+        rc = storq_reduce_status(rc, st.comm);
     }
     if (st.rank == 0 && st.file) {
         if (!rc) {

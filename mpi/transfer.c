@@ -1,0 +1,263 @@
+#include "transfer.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_RESULT 7101
+#define HEADER_WORDS 8 /* kind, point, rep, four words per kind, the unit's compute seconds */
+#define TEXT_WORDS ((STORQ_NAME_MAX + 32 + 256 + STORQ_NAME_MAX) / 8) /* an array's strings */
+#define DONE_WORDS (sizeof(((storq_error *)0)->msg) / 8)
+
+typedef struct pending {
+    MPI_Request req;
+    uint64_t *buf;
+} pending;
+
+struct storq_outbox {
+    MPI_Comm comm;
+    pending *p;
+    size_t n, cap;
+};
+
+int storq_outbox_create(MPI_Comm comm, storq_outbox **out, storq_error *err)
+{
+    storq_outbox *o = calloc(1, sizeof *o);
+    if (!o)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    o->comm = comm;
+    *out = o;
+    return STORQ_OK;
+}
+
+/* Free the buffers of completed sends (caller holds storq_mpi). */
+static void reap(storq_outbox *o)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        int done = 0;
+        MPI_Test(&o->p[i].req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            free(o->p[i].buf);
+        else
+            o->p[keep++] = o->p[i];
+    }
+    o->n = keep;
+}
+
+/* Send buf (owned from now on) to rank 0. */
+static int post(storq_outbox *o, uint64_t *buf, size_t nwords, storq_error *err)
+{
+    if (nwords > INT_MAX) {
+        free(buf);
+        return STORQ_RUNTIME_FAIL(err, "a result of %zu words is too large for one message",
+                                  nwords);
+    }
+    int rc = STORQ_OK;
+#pragma omp critical(storq_mpi)
+    {
+        reap(o);
+        if (o->n == o->cap) {
+            size_t cap = o->cap ? 2 * o->cap : 16;
+            pending *grown = realloc(o->p, cap * sizeof *grown);
+            if (grown) {
+                o->p = grown;
+                o->cap = cap;
+            }
+        }
+        if (o->n == o->cap) {
+            rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+        } else if (MPI_Isend(buf, (int)nwords, MPI_UINT64_T, 0, TAG_RESULT, o->comm,
+                             &o->p[o->n].req) != MPI_SUCCESS) {
+            rc = STORQ_RUNTIME_FAIL(err, "MPI_Isend of a result failed");
+        } else {
+            o->p[o->n++].buf = buf;
+            buf = NULL;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+static uint64_t *alloc_words(size_t n, storq_error *err)
+{
+    uint64_t *w = calloc(n ? n : 1, sizeof *w);
+    if (!w)
+        STORQ_RUNTIME_FAIL(err, "out of memory for a message of %zu words", n);
+    return w;
+}
+
+static uint64_t bits(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_record *rec,
+                      double seconds, storq_error *err)
+{
+    const storq_observables *s = rec->schema;
+    size_t n = HEADER_WORDS + s->nvalues + s->ncounts + s->nminmax;
+    uint64_t *w = alloc_words(n, err);
+    if (!w)
+        return STORQ_ERR_RUNTIME;
+    uint64_t head[HEADER_WORDS] = {STORQ_MSG_RECORD, point, rep, rec->events, s->nvalues,
+                                   s->ncounts, s->nminmax, bits(seconds)};
+    memcpy(w, head, sizeof head);
+    uint64_t *q = w + HEADER_WORDS;
+    memcpy(q, rec->values, s->nvalues * sizeof *q);
+    memcpy(q + s->nvalues, rec->counts, s->ncounts * sizeof *q);
+    memcpy(q + s->nvalues + s->ncounts, rec->minmax, s->nminmax * sizeof *q);
+    return post(o, w, n, err);
+}
+
+int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t, double seconds,
+                      storq_error *err)
+{
+    size_t n = HEADER_WORDS;
+    for (size_t i = 0; i < t->n; i++)
+        n += TEXT_WORDS + 1 + t->items[i].len;
+    uint64_t *w = alloc_words(n, err);
+    if (!w)
+        return STORQ_ERR_RUNTIME;
+    uint64_t head[HEADER_WORDS] = {STORQ_MSG_THEORY, point, 0, t->n, 0, 0, 0, bits(seconds)};
+    memcpy(w, head, sizeof head);
+    char *q = (char *)(w + HEADER_WORDS);
+    for (size_t i = 0; i < t->n; i++) {
+        const storq_array *a = &t->items[i];
+        memcpy(q, a->name, sizeof a->name);
+        memcpy(q + STORQ_NAME_MAX, a->unit, sizeof a->unit);
+        memcpy(q + STORQ_NAME_MAX + 32, a->desc, sizeof a->desc);
+        memcpy(q + STORQ_NAME_MAX + 32 + 256, a->grid, sizeof a->grid);
+        q += TEXT_WORDS * 8;
+        uint64_t len = a->len;
+        memcpy(q, &len, 8);
+        memcpy(q + 8, a->data, a->len * sizeof(double));
+        q += 8 * (1 + a->len);
+    }
+    return post(o, w, n, err);
+}
+
+int storq_send_done(storq_outbox *o, const storq_error *status, storq_error *err)
+{
+    size_t n = HEADER_WORDS + DONE_WORDS;
+    uint64_t *w = alloc_words(n, err);
+    if (!w)
+        return STORQ_ERR_RUNTIME;
+    uint64_t head[HEADER_WORDS] = {STORQ_MSG_DONE, 0, 0, (uint64_t)status->code, 0, 0, 0, 0};
+    memcpy(w, head, sizeof head);
+    memcpy(w + HEADER_WORDS, status->msg, sizeof status->msg);
+    return post(o, w, n, err);
+}
+
+int storq_outbox_destroy(storq_outbox **o, storq_error *err)
+{
+    if (!o || !*o)
+        return STORQ_OK;
+    int rc = STORQ_OK;
+    for (size_t i = 0; i < (*o)->n; i++) {
+        int mpi_rc;
+#pragma omp critical(storq_mpi)
+        mpi_rc = MPI_Wait(&(*o)->p[i].req, MPI_STATUS_IGNORE);
+        if (mpi_rc != MPI_SUCCESS && !rc)
+            rc = STORQ_RUNTIME_FAIL(err, "MPI_Wait on a result send failed");
+        free((*o)->p[i].buf);
+    }
+    free((*o)->p);
+    free(*o);
+    *o = NULL;
+    return rc;
+}
+
+int storq_receive(MPI_Comm comm, storq_message *m, storq_error *err)
+{
+    memset(m, 0, sizeof *m);
+    int got = 0, rc = STORQ_OK;
+#pragma omp critical(storq_mpi)
+    {
+        MPI_Status st;
+        int flag = 0, count = 0;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, comm, &flag, &st);
+        if (flag) {
+            MPI_Get_count(&st, MPI_UINT64_T, &count);
+            m->words = alloc_words((size_t)count, err);
+            if (!m->words)
+                rc = STORQ_ERR_RUNTIME;
+            else if (MPI_Recv(m->words, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_RESULT, comm,
+                              MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                rc = STORQ_RUNTIME_FAIL(err, "MPI_Recv of a result failed");
+            m->nwords = (size_t)count;
+            m->source = st.MPI_SOURCE;
+            got = 1;
+        }
+    }
+    if (rc || !got)
+        return rc ? -rc : 0;
+    if (m->nwords < HEADER_WORDS)
+        return -STORQ_RUNTIME_FAIL(err, "a result message from rank %d is truncated", m->source);
+    m->kind = (storq_msg_kind)m->words[0];
+    m->point = (size_t)m->words[1];
+    m->rep = (size_t)m->words[2];
+    memcpy(&m->seconds, &m->words[7], sizeof m->seconds);
+    if (m->kind == STORQ_MSG_DONE) {
+        if (m->nwords != HEADER_WORDS + DONE_WORDS)
+            return -STORQ_RUNTIME_FAIL(err, "a DONE message from rank %d is malformed", m->source);
+        m->status.code = (int)m->words[3];
+        memcpy(m->status.msg, m->words + HEADER_WORDS, sizeof m->status.msg);
+        m->status.msg[sizeof m->status.msg - 1] = '\0';
+    }
+    return 1;
+}
+
+int storq_message_record(const storq_message *m, storq_record *rec, storq_error *err)
+{
+    const storq_observables *s = rec->schema;
+    const uint64_t *w = m->words;
+    if (m->kind != STORQ_MSG_RECORD || w[4] != s->nvalues || w[5] != s->ncounts ||
+        w[6] != s->nminmax || m->nwords != HEADER_WORDS + s->nvalues + s->ncounts + s->nminmax)
+        return STORQ_RUNTIME_FAIL(err, "a record of point %zu from rank %d does not match the "
+                                  "point's observables", m->point, m->source);
+    rec->events = w[3];
+    const uint64_t *q = w + HEADER_WORDS;
+    memcpy(rec->values, q, s->nvalues * sizeof *q);
+    memcpy(rec->counts, q + s->nvalues, s->ncounts * sizeof *q);
+    memcpy(rec->minmax, q + s->nvalues + s->ncounts, s->nminmax * sizeof *q);
+    return STORQ_OK;
+}
+
+int storq_message_theory(const storq_message *m, storq_theory *t, storq_error *err)
+{
+    size_t n = (size_t)m->words[3], at = HEADER_WORDS;
+    for (size_t i = 0; i < n; i++) {
+        if (at + TEXT_WORDS + 1 > m->nwords)
+            return STORQ_RUNTIME_FAIL(err, "a theory message of point %zu is truncated", m->point);
+        const char *q = (const char *)(m->words + at);
+        char name[STORQ_NAME_MAX], unit[32], desc[256], grid[STORQ_NAME_MAX];
+        memcpy(name, q, sizeof name);
+        memcpy(unit, q + STORQ_NAME_MAX, sizeof unit);
+        memcpy(desc, q + STORQ_NAME_MAX + 32, sizeof desc);
+        memcpy(grid, q + STORQ_NAME_MAX + 32 + 256, sizeof grid);
+        name[sizeof name - 1] = unit[sizeof unit - 1] = desc[sizeof desc - 1] =
+            grid[sizeof grid - 1] = '\0';
+        size_t len = (size_t)m->words[at + TEXT_WORDS];
+        at += TEXT_WORDS + 1;
+        if (len > m->nwords - at)
+            return STORQ_RUNTIME_FAIL(err, "a theory message of point %zu is truncated", m->point);
+        double *data = malloc((len ? len : 1) * sizeof *data);
+        if (!data)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        memcpy(data, m->words + at, len * sizeof *data);
+        int rc = storq_theory_add(t, name, unit, desc, grid, data, len, err);
+        free(data);
+        STORQ_TRY(rc);
+        at += len;
+    }
+    return STORQ_OK;
+}
+
+void storq_message_free(storq_message *m)
+{
+    free(m->words);
+    m->words = NULL;
+}

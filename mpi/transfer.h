@@ -1,0 +1,59 @@
+/* Moving a work unit's result to rank 0 without a collective, so no rank waits for another: a
+ * replication's record or a point's theory arrays are packed into 64-bit words and sent with
+ * MPI_Isend (the worker goes on at once); rank 0 polls for them between its own units. Each rank
+ * ends with one DONE message carrying its status, sent after all its results, and MPI's
+ * non-overtaking order per sender (one tag) guarantees rank 0 has everything once it has it.
+ *
+ * Threads: under MPI_THREAD_SERIALIZED every call here takes the critical section storq_mpi (the
+ * one the work queue takes too). */
+#ifndef STORQ_TRANSFER_H
+#define STORQ_TRANSFER_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "observables.h"
+#include "theory.h"
+
+typedef enum storq_msg_kind {
+    STORQ_MSG_RECORD = 1, /* one replication of one point */
+    STORQ_MSG_THEORY = 2, /* a point's theory arrays */
+    STORQ_MSG_DONE = 3    /* the sender has no more results; its status and message */
+} storq_msg_kind;
+
+/* A rank's sends in flight. */
+typedef struct storq_outbox storq_outbox;
+
+int storq_outbox_create(MPI_Comm comm, storq_outbox **out, storq_error *err);
+/* seconds: the unit's compute time, for the point's worker-seconds. */
+int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_record *rec,
+                      double seconds, storq_error *err);
+int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t, double seconds,
+                      storq_error *err);
+/* The last message of a rank: its status code and, when it failed, the message. */
+int storq_send_done(storq_outbox *o, const storq_error *status, storq_error *err);
+/* Wait for every send to complete, then free the box. Accepts NULL and *o == NULL. */
+int storq_outbox_destroy(storq_outbox **o, storq_error *err);
+
+/* One message received by rank 0. */
+typedef struct storq_message {
+    storq_msg_kind kind;
+    int source;
+    size_t point, rep;
+    double seconds;  /* RECORD, THEORY: the unit's compute time */
+    uint64_t *words; /* owned; the packed body */
+    size_t nwords;
+    storq_error status; /* DONE: the sender's status */
+} storq_message;
+
+/* Receive one message if one is waiting: 1 with *m filled, 0 when none, < 0 on failure (err). */
+int storq_receive(MPI_Comm comm, storq_message *m, storq_error *err);
+/* Unpack a RECORD into rec (initialised with the point's schema; sizes are checked). */
+int storq_message_record(const storq_message *m, storq_record *rec, storq_error *err);
+/* Unpack a THEORY into t (empty on entry). */
+int storq_message_theory(const storq_message *m, storq_theory *t, storq_error *err);
+void storq_message_free(storq_message *m);
+
+#endif
