@@ -5,7 +5,8 @@
 enum {
     STORQ_OK = 0,
     STORQ_ERR_RUNTIME = 1, /* something failed while running: I/O, memory, MPI */
-    STORQ_ERR_USAGE = 2    /* the user asked for something invalid; exit status 2 */
+    STORQ_ERR_USAGE = 2,   /* the user asked for something invalid; exit status 2 */
+    STORQ_STOPPED = 3      /* stopped by a signal: finished points kept for --resume; status 3 */
 };
 
 typedef struct storq_error {

@@ -16,3 +16,7 @@ add_test(NAME e2e_corpus_unchanged
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_corpus_unchanged PROPERTIES LABELS "corpus" TIMEOUT 90
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# A signal stops long replications within a fraction of a second; --resume completes the file.
+add_test(NAME e2e_stop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_stop.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_stop PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")

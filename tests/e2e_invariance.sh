@@ -28,6 +28,12 @@ case $name in
           --groups 1,3,4,2 --assign "uniform lwl pod:2 lwl" --load work,jobs,work,work
           --correlation 0,0.5,0.3,0.7 --service "exp exp shexp:0.2 pareto:2.5" --lambda 3,8,12,4
           --warmup 1000 --arrivals 20000 -r 5 --seed 11 --quiet) ;;
+  # A mixed sweep for the one work queue: six points of very uneven cost (n and the run length
+  # grow together), more units than workers, each point's theory a unit of its own, points
+  # finishing in an order that depends on the decomposition.
+  mixed)
+    args=(run supermarket --n 10,40,160 --arrivals 2000,8000,32000 --zip n,arrivals --L 2,4 --k 1
+          --lambda 0.85 --warmup 500 -r 6 --seed 17 --quiet) ;;
   *) echo "e2e_invariance.sh: unknown case '$name'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"

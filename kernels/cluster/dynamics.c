@@ -17,6 +17,7 @@
 
 #include "distribution.h"
 #include "internal.h"
+#include "stop.h"
 #include "model.h"
 
 /* ------------------------------------------------------------------ one request's entries */
@@ -617,6 +618,10 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     }
     const uint64_t total = c->warmup + c->arrivals;
     for (uint64_t n = 0; n < total; n++) {
+        if (storq_stop_due(n)) {
+            rc = storq_stopped(err);
+            goto done;
+        }
         cl_req q;
         cl_arrive(&R, n, &q);
         if (cl_place(&R, &q)) {

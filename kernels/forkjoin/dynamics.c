@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stop.h"
 #include "lwl.h"
 #include "select.h"
 
@@ -260,6 +261,10 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     uint64_t since = 0;
     cand[0] = 0;
     for (uint64_t j = 0; j < total; j++) {
+        if (storq_stop_due(j)) {
+            rc = storq_stopped(err);
+            goto done;
+        }
         const double tau = storq_rng_exp(&arr, c->lambda);
         t += tau;
         since++;

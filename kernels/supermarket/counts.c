@@ -9,6 +9,7 @@
  * departure time is drawn as t + Exp(mu N_1), and the departing server is rank below(N_1) (SERVICE
  * stream). */
 #include "internal.h"
+#include "stop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,6 +76,8 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
     double td = o.depth > 1 ? t + storq_rng_exp(&serv, c->mu * (double)o.N[1]) : INFINITY;
 
     for (;;) {
+        if (storq_stop_due(events))
+            goto stopped;
         int is_dep = td < ta;
         double te = is_dep ? td : ta;
         if (steady) {
@@ -145,6 +148,12 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
     free(chosen);
     storq_smk_occ_free(&o);
     return STORQ_OK;
+
+stopped:
+    free(buf);
+    free(chosen);
+    storq_smk_occ_free(&o);
+    return storq_stopped(err);
 
 oom:
     free(buf);

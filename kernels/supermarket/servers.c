@@ -26,6 +26,7 @@
  * from the event loop (same values, same order). */
 #include "servers_state.h"
 #include "memory.h"
+#include "stop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -356,6 +357,8 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
     int measured = 0, last = 0;
 
     for (;;) {
+        if (storq_stop_due(events))
+            return 1; /* the caller says why */
         double tdep = ex ? td : (m->H > 0 ? m->heap[0].t : INFINITY);
         int is_dep = tdep < ta;
         double te = is_dep ? tdep : ta;
@@ -559,6 +562,12 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
         rc = loop_exp_steady(&m, &io);
     else
         rc = loop_generic(&m, &io);
+    if (rc > 0) {
+        free(buf);
+        free(chosen);
+        sim_free(&m);
+        return storq_stopped(err);
+    }
     if (rc)
         goto oom;
 

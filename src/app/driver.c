@@ -12,6 +12,7 @@
 #include "reduce.h"
 #include "report.h"
 #include "schedule.h"
+#include "stop.h"
 #include "transfer.h"
 #include "workqueue.h"
 
@@ -312,9 +313,7 @@ static void work(run_state *st, size_t *ranks_done)
                 break;
             }
             if (storq_interrupted()) {
-                storq_fail(&terr, STORQ_ERR_RUNTIME,
-                           "stopped by signal %d before the run was complete",
-                           storq_interrupted());
+                storq_stopped(&terr);
                 fail(st, &terr);
                 break;
             }

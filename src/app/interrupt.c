@@ -3,9 +3,9 @@
 #include <signal.h>
 #include <string.h>
 
-static volatile sig_atomic_t stop_signal = 0;
+#include "stop.h"
 
-static void on_signal(int sig) { stop_signal = sig; }
+static void on_signal(int sig) { storq_stop_request(sig); }
 
 void storq_interrupt_install(void)
 {
@@ -18,4 +18,4 @@ void storq_interrupt_install(void)
     sigaction(SIGUSR1, &sa, NULL);
 }
 
-int storq_interrupted(void) { return (int)stop_signal; }
+int storq_interrupted(void) { return storq_stop_signal(); }

@@ -32,6 +32,10 @@ static const char usage_text[] =
 
 static int report_error(const storq_error *err)
 {
+    if (err->code == STORQ_STOPPED) { /* asked for, not an error */
+        fprintf(stderr, "storq: %s\n", err->msg);
+        return STORQ_STOPPED;
+    }
     fprintf(stderr, "storq: error: %s\n", err->msg[0] ? err->msg : "failed");
     if (err->code == STORQ_ERR_USAGE)
         fprintf(stderr, "(run `storq --help` for usage)\n");

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A signal stops a run within a fraction of a second, even in the middle of long replications
+# (the kernels look at the stop flag every few thousand events): exit status 3, the finished
+# point kept in OUT.h5.partial, the replications in flight given up; --resume then completes the
+# file, equal to an uninterrupted run.
+set -euo pipefail
+storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); work=$(mktemp -d)
+trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$work"' EXIT; cd "$work"
+pid=
+# point 1: three replications of about 1.5 s each, run first (longest first); point 0: quick,
+# finishing while the third replication of point 1 is in flight on one of the two threads
+args=(run supermarket --n 50,1000 --arrivals 20000,20000000 --zip n,arrivals --L 2 --k 1
+      --lambda 0.9 --warmup 1000 -r 3 --seed 4)
+OMP_NUM_THREADS=2 "$storq" "${args[@]}" -o whole.h5 --quiet
+for sig in TERM USR1 INT; do
+  rm -f stopped.h5 stopped.h5.partial
+  OMP_NUM_THREADS=2 "$storq" "${args[@]}" -o stopped.h5 > run.log 2> err.log &
+  pid=$!
+  for _ in $(seq 100); do grep -q "^point 0" run.log && break; sleep 0.05; done
+  sleep 0.3
+  t0=$(date +%s.%N)
+  kill -$sig $pid
+  status=0; wait $pid || status=$?
+  took=$(echo "$(date +%s.%N) - $t0" | bc)
+  pid=
+  echo "SIG$sig: exit status $status after $took s: $(grep "stopped by" err.log)"
+  [ $status -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; cat err.log; exit 1; }
+  (( $(echo "$took < 1.0" | bc) )) || { echo "FAIL: took $took s to stop"; exit 1; }
+  grep -q "stopped by signal" err.log || { echo "FAIL: no message"; cat err.log; exit 1; }
+  [ -e stopped.h5.partial ] && [ ! -e stopped.h5 ] || { echo "FAIL: files after the stop"; ls; exit 1; }
+done
+"$python" - <<'PY'
+import h5py
+f = h5py.File("stopped.h5.partial", "r")
+status = {k: g.attrs.get("status") for k, g in f["points"].items() if isinstance(g, h5py.Group)}
+assert status.get("000000") in (b"complete", "complete"), status
+assert status.get("000001") not in (b"complete", "complete"), status
+print("the finished point is kept, the stopped one is not:", status)
+PY
+OMP_NUM_THREADS=2 "$storq" "${args[@]}" -o stopped.h5 --resume --quiet
+"$python" "$here/compare_h5.py" whole.h5 stopped.h5
