@@ -1,5 +1,6 @@
 /* `storq info FILE`: what a results file holds, as aligned text tables. Reads any schema 1.x file
- * (fields it does not know are still listed where the tables are generic). */
+ * (fields it does not know are still listed where the tables are generic); of a partial file's
+ * checkpoints (1.2) it says how many replications each unfinished point has in. */
 #include "h5_info.h"
 
 #include <hdf5.h>
@@ -129,16 +130,65 @@ static task_share read_task(hid_t file)
     return t;
 }
 
-/* Status of point id: complete, interrupted (group without status "complete"), pending, or
- * "other task" in a task's file for the points another task runs. */
+/* Whether an unfinished point has a checkpoint (schema 1.2) that --resume would use: one with
+ * status "complete"; *in and *of get its replications in and the point's replications. */
+static int checkpoint_of(hid_t file, uint64_t id, uint64_t *in, uint64_t *of)
+{
+    char name[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_checkpoint_path((size_t)id, name, sizeof name);
+    if (!storq_h5u_has_link(file, name) || storq_schema_point_complete(file, name) != 1)
+        return 0;
+    hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+    hid_t d = g >= 0 ? H5Dopen2(g, STORQ_SCHEMA_CHECKPOINT_DONE, H5P_DEFAULT) : -1;
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    storq_error ignore = {0};
+    int ok = n >= 0 && storq_h5u_read_attr_u64(g, STORQ_SCHEMA_ATTR_REPLICATIONS_IN, in,
+                                               &ignore) == STORQ_OK;
+    *of = ok ? (uint64_t)n : 0;
+    storq_h5u_close_space(&space);
+    storq_h5u_close_dataset(&d);
+    storq_h5u_close_group(&g);
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
+
+/* Status of point id: complete, interrupted (group without status "complete"), checkpoint (no
+ * group yet, but replications kept in /checkpoints), pending, or "other task" in a task's file
+ * for the points another task runs. */
 static const char *point_status(hid_t file, task_share task, uint64_t id)
 {
     char name[STORQ_SCHEMA_POINT_PATH_MAX];
+    uint64_t in, of;
     storq_schema_point_path((size_t)id, name, sizeof name);
-    if (!storq_h5u_has_link(file, name))
-        return id % task.count == task.index ? "pending" : "other task";
+    if (!storq_h5u_has_link(file, name)) {
+        if (id % task.count != task.index)
+            return "other task";
+        return checkpoint_of(file, id, &in, &of) ? "checkpoint" : "pending";
+    }
     const int complete = storq_schema_point_complete(file, name);
     return complete < 0 ? "unreadable" : complete ? "complete" : "interrupted";
+}
+
+/* One line per unfinished point with a checkpoint, under the index. */
+static void print_checkpoints(hid_t file, const uint64_t *ids, size_t nrows, FILE *out)
+{
+    if (!storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))
+        return;
+    int first = 1;
+    for (size_t r = 0; r < nrows; r++) {
+        char name[STORQ_SCHEMA_POINT_PATH_MAX];
+        uint64_t in, of;
+        storq_schema_point_path((size_t)ids[r], name, sizeof name);
+        if (storq_schema_point_complete(file, name) == 1 || !checkpoint_of(file, ids[r], &in, &of))
+            continue;
+        if (first)
+            fputc('\n', out);
+        first = 0;
+        fprintf(out, "point %" PRIu64 ": %" PRIu64 " of %" PRIu64 " replications in (checkpoint)\n",
+                ids[r], in, of);
+    }
+    H5Eclear2(H5E_DEFAULT);
 }
 
 /* Read one field of the compound index as text cells, one per row (cells[row]). */
@@ -267,6 +317,7 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
         fprintf(out, "\npoints: %zu (%zu complete)\n", *nrows, complete);
     storq_table_print(&t, out);
     storq_table_free(&t);
+    print_checkpoints(file, *ids, *nrows, out);
 done:
     if (cells)
         for (size_t i = 0; i < *nrows * (size_t)(nm > 0 ? nm : 0); i++)

@@ -1,9 +1,10 @@
 /* `storq merge OUT IN...`: the files of a run's job-array tasks (or any files of one run) into one
  * results file. Every input must hold the same run (model, seed, replications, /run/config); each
  * complete point group is copied as it stands (H5Ocopy), so a merge of all tasks holds exactly the
- * datasets and attributes of the single-job file. OUT is written as OUT.partial and renamed only
- * when it holds every point of the run; otherwise OUT.partial stays, a whole run's partial file
- * that a later merge replaces or `storq run ... --resume` completes. */
+ * datasets and attributes of the single-job file; a partial task's checkpoints (/checkpoints) are
+ * never copied. OUT is written as OUT.partial and renamed only when it holds every point of the
+ * run; otherwise OUT.partial stays, a whole run's partial file that a later merge replaces or
+ * `storq run ... --resume` completes. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ typedef struct merge_input {
     const char *path;
     storq_h5_run run;
     size_t complete, interrupted; /* point groups with and without status "complete" */
+    size_t checkpointed;          /* unfinished points with a checkpoint (never copied) */
 } merge_input;
 
 typedef struct merge {
@@ -75,6 +77,22 @@ static int open_input(const char *path, hid_t *file, storq_error *err)
                              NULL, err);
 }
 
+/* A partial file's unfinished points with a checkpoint (schema 1.2): a merge takes complete
+ * points only, so their replications stay behind; counted to say so. */
+static size_t count_checkpoints(hid_t file, const merge *m)
+{
+    if (!storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))
+        return 0;
+    size_t n = 0;
+    for (size_t p = 0; p < m->npoints; p++) {
+        char name[STORQ_SCHEMA_POINT_PATH_MAX];
+        storq_schema_checkpoint_path(p, name, sizeof name);
+        n += m->state[p] != 1 && storq_h5u_has_link(file, name) &&
+             storq_schema_point_complete(file, name) == 1;
+    }
+    return n;
+}
+
 /* Input i's run, checked against the first input's; its complete points claimed in m->owner. */
 static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
 {
@@ -105,6 +123,7 @@ static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
         m->owner[p] = i + 1;
         in->complete++;
     }
+    in->checkpointed = count_checkpoints(file, m);
     return STORQ_OK;
 }
 
@@ -283,6 +302,8 @@ static void report_inputs(const merge *m, FILE *report)
                 in->complete == 1 ? "" : "s");
         if (in->interrupted)
             fprintf(report, ", %zu interrupted (skipped)", in->interrupted);
+        if (in->checkpointed)
+            fprintf(report, ", %zu unfinished with a checkpoint (skipped)", in->checkpointed);
         fputc('\n', report);
     }
     /* Results of the same point may differ between builds (a kernel fix, say). */

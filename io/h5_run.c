@@ -135,6 +135,40 @@ void storq_h5_run_task_text(size_t index, size_t count, char *buf, size_t size)
         snprintf(buf, size, "task %zu/%zu", index, count);
 }
 
+/* --resume, after the interrupted point groups went: a checkpoint counts only while its point is
+ * unfinished (docs/hdf5-schema.md, "Checkpoints"). A run killed between writing a point and
+ * dropping its checkpoint leaves both, a write cut short leaves a temporary or a checkpoint without
+ * status "complete": all of these go, /checkpoints with its last member, and the stated version
+ * follows (1.2 only while checkpoints remain). */
+static int tidy_checkpoints(hid_t file, size_t npoints, const unsigned char *state,
+                            storq_error *err)
+{
+    if (!storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))
+        return storq_schema_restate_version(file, err);
+    hid_t g = H5Gopen2(file, STORQ_SCHEMA_CHECKPOINTS, H5P_DEFAULT);
+    if (g < 0)
+        return storq_h5u_fail(err, file, "cannot open group '" STORQ_SCHEMA_CHECKPOINTS "'");
+    char **names = NULL;
+    size_t n = 0, kept = 0;
+    int rc = storq_h5u_list_links(g, &names, &n, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t id;
+        if (storq_schema_point_id(names[i], &id) && id < npoints && state[id] != 1 &&
+            storq_schema_point_complete(g, names[i]) == 1) {
+            kept++;
+            continue;
+        }
+        if (H5Ldelete(g, names[i], H5P_DEFAULT) < 0)
+            rc = storq_h5u_fail(err, g, "cannot delete the stale checkpoint '%s'", names[i]);
+    }
+    storq_h5u_free_names(names, n);
+    H5Gclose(g);
+    if (!rc && kept == 0 && H5Ldelete(file, STORQ_SCHEMA_CHECKPOINTS, H5P_DEFAULT) < 0)
+        rc = storq_h5u_fail(err, file, "cannot delete the empty group '"
+                            STORQ_SCHEMA_CHECKPOINTS "'");
+    return rc ? rc : storq_schema_restate_version(file, err);
+}
+
 int storq_h5_run_scan_points(hid_t file, size_t npoints, unsigned char *state,
                              int drop_incomplete, storq_error *err)
 {
@@ -162,5 +196,7 @@ int storq_h5_run_scan_points(hid_t file, size_t npoints, unsigned char *state,
     }
     storq_h5u_free_names(names, n);
     H5Gclose(points);
+    if (!rc && drop_incomplete)
+        rc = tidy_checkpoints(file, npoints, state, err);
     return rc;
 }

@@ -107,9 +107,52 @@ void storq_schema_version(size_t task_count, int32_t version[2])
     version[1] = task_count > 1 ? STORQ_SCHEMA_MINOR_TASKS : 0;
 }
 
+/* The version the file's contents call for: its task attributes', 1.2 while it has checkpoints. */
+static int version_due(hid_t file, int32_t version[2], storq_error *err)
+{
+    uint64_t count = 1;
+    if (storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_TASK_COUNT))
+        STORQ_TRY(storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_COUNT, &count, err));
+    storq_schema_version((size_t)count, version);
+    if (storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS) &&
+        version[1] < STORQ_SCHEMA_MINOR_CHECKPOINTS)
+        version[1] = STORQ_SCHEMA_MINOR_CHECKPOINTS;
+    return STORQ_OK;
+}
+
+int storq_schema_restate_version(hid_t file, storq_error *err)
+{
+    storq_schema_info now;
+    if (!read_version(file, &now))
+        return storq_h5u_fail(err, file, "no readable format_version to restate");
+    int32_t due[2];
+    STORQ_TRY(version_due(file, due, err));
+    if (now.minor > STORQ_SCHEMA_MINOR || (now.major == due[0] && now.minor == due[1]))
+        return STORQ_OK;
+    /* Written in place when it has two elements, as storq writes it: no new attribute. */
+    hid_t a = H5Aopen(file, STORQ_SCHEMA_ATTR_VERSION, H5P_DEFAULT);
+    hid_t space = a >= 0 ? H5Aget_space(a) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    herr_t rc = n == 2 ? H5Awrite(a, H5T_NATIVE_INT32, due) : -1;
+    storq_h5u_close_space(&space);
+    if (a >= 0)
+        H5Aclose(a);
+    if (n != 2 && a >= 0 && H5Adelete(file, STORQ_SCHEMA_ATTR_VERSION) >= 0)
+        return storq_h5u_attr_i32_array(file, STORQ_SCHEMA_ATTR_VERSION, due, 2, err);
+    if (rc < 0)
+        return storq_h5u_fail(err, file, "cannot rewrite attribute '" STORQ_SCHEMA_ATTR_VERSION
+                              "' as [%d, %d]", (int)due[0], (int)due[1]);
+    return STORQ_OK;
+}
+
 void storq_schema_point_path(size_t id, char *buf, size_t size)
 {
     snprintf(buf, size, "/" STORQ_SCHEMA_POINTS "/%06zu", id);
+}
+
+void storq_schema_checkpoint_path(size_t id, char *buf, size_t size)
+{
+    snprintf(buf, size, "/" STORQ_SCHEMA_CHECKPOINTS "/%06zu", id);
 }
 
 int storq_schema_point_id(const char *name, size_t *id)

@@ -1,8 +1,8 @@
 /* The storq results file format (docs/hdf5-schema.md) in one place: its name, the versions this
  * storq writes and reads, the names of the file's skeleton (root attributes, /run, /points, the
- * point groups), and the one check that a file is a storq file this storq can read, used by
- * `storq info`, --resume and `storq merge`. What lies inside an observable group is the writer's
- * (h5_writer.c) and the documentation's business. */
+ * point groups, /checkpoints), and the one check that a file is a storq file this storq can
+ * read, used by `storq info`, --resume and `storq merge`. What lies inside an observable group is
+ * the writer's (h5_writer.c) and the documentation's business. */
 #ifndef STORQ_SCHEMA_H
 #define STORQ_SCHEMA_H
 
@@ -19,8 +19,9 @@
  * minor (minor versions only add), and writes minor versions up to STORQ_SCHEMA_MINOR. A file
  * states the oldest version that describes it (storq_schema_version). */
 #define STORQ_SCHEMA_MAJOR 1
-#define STORQ_SCHEMA_MINOR 1
-#define STORQ_SCHEMA_MINOR_TASKS 1 /* added the task attributes: a job-array task's file */
+#define STORQ_SCHEMA_MINOR 2
+#define STORQ_SCHEMA_MINOR_TASKS 1       /* added the task attributes: a job-array task's file */
+#define STORQ_SCHEMA_MINOR_CHECKPOINTS 2 /* added /checkpoints: unfinished points' replications */
 
 /* Root attributes. */
 #define STORQ_SCHEMA_ATTR_FORMAT "format"
@@ -62,6 +63,19 @@
 #define STORQ_SCHEMA_THEORY "theory"
 #define STORQ_SCHEMA_COMPARISON "comparison"
 
+/* /checkpoints (1.2, partial files only) holds one group per unfinished point that has
+ * replications in, named like its point group; docs/hdf5-schema.md, "Checkpoints". A checkpoint
+ * is written under its name plus STORQ_SCHEMA_CHECKPOINT_TMP, then renamed; it counts only with
+ * status "complete" (written last), like a point group. */
+#define STORQ_SCHEMA_CHECKPOINTS "checkpoints"
+#define STORQ_SCHEMA_CHECKPOINT_TMP ".new"
+#define STORQ_SCHEMA_CHECKPOINT_DONE "done"     /* uint8 (R): 1 for each replication in */
+#define STORQ_SCHEMA_CHECKPOINT_VALUES "values" /* float64 (R, nvalues) */
+#define STORQ_SCHEMA_CHECKPOINT_COUNTS "counts" /* uint64 (ncounts) */
+#define STORQ_SCHEMA_CHECKPOINT_MINMAX "minmax" /* float64 (nminmax) */
+#define STORQ_SCHEMA_ATTR_REPLICATIONS_IN "replications_in"
+#define STORQ_SCHEMA_ATTR_WORKER_SECONDS "worker_seconds"
+
 /* The root attributes this storq knows, in the documentation's order (NULL-terminated). */
 extern const char *const storq_schema_root_attrs[];
 
@@ -91,18 +105,28 @@ int storq_schema_open(const char *path, const char *label, storq_schema_use use,
                       const char *busy_hint, hid_t *file, storq_schema_info *info,
                       storq_error *err);
 
-/* The format_version a file states: 1.0 for a whole run's file, 1.1 for a task's (count > 1). */
+/* The format_version a file without checkpoints states: 1.0 for a whole run's file, 1.1 for a
+ * task's (count > 1). */
 void storq_schema_version(size_t task_count, int32_t version[2]);
+
+/* Rewrite the format_version of an open (read-write) results file to what it holds now: that of
+ * its task attributes, raised to 1.2 while the group /checkpoints exists. A file stating a minor
+ * version newer than this storq's is left alone (it may hold what this storq does not know). */
+int storq_schema_restate_version(hid_t file, storq_error *err);
 
 /* "/points/000042": the group of point id. Room for any id: */
 #define STORQ_SCHEMA_POINT_PATH_MAX 40
 void storq_schema_point_path(size_t id, char *buf, size_t size);
 
-/* 1 and *id when name (a link in /points) names a point group, 0 for anything else (the index). */
+/* "/checkpoints/000042": the checkpoint of point id (room: STORQ_SCHEMA_POINT_PATH_MAX). */
+void storq_schema_checkpoint_path(size_t id, char *buf, size_t size);
+
+/* 1 and *id when name (a link in /points or /checkpoints) names a point's group, 0 for anything
+ * else (the index, a checkpoint's temporary name). */
 int storq_schema_point_id(const char *name, size_t *id);
 
-/* 1 when the group loc/name has status "complete", 0 when it lacks it (an interrupted write),
- * -1 when it cannot be opened. */
+/* 1 when the group loc/name (a point or a checkpoint) has status "complete", 0 when it lacks it
+ * (an interrupted write), -1 when it cannot be opened. */
 int storq_schema_point_complete(hid_t loc, const char *name);
 
 #endif

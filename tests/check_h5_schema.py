@@ -3,10 +3,12 @@
 
 usage: check_h5_schema.py FILE.h5
 
-Works on any storq file, 1.0 or 1.1. A finished file must hold a complete group for every point of
-its index, or, for a job-array task's file (task_index, task_count), for exactly the points p with
-p % task_count == task_index; a FILE.partial may lack some (or hold interrupted ones). Prints every
-violation and exits 1 when there is any, else prints a one-line summary and exits 0."""
+Works on any storq file, 1.0, 1.1 or 1.2. A finished file must hold a complete group for every point
+of its index, or, for a job-array task's file (task_index, task_count), for exactly the points p
+with p % task_count == task_index; a FILE.partial may lack some (or hold interrupted ones), and may
+hold checkpoints (/checkpoints, 1.2) of its unfinished points, whose layout is checked too; a
+finished file holds none. Prints every violation and exits 1 when there is any, else prints a
+one-line summary and exits 0."""
 import re
 import sys
 
@@ -27,6 +29,7 @@ class Checker:
         self.problems = []
         self.version = (1, 0)  # format_version, once read
         self.task = (0, 1)     # task_index, task_count; (0, 1) for the whole run
+        self.checkpoints = 0   # valid checkpoints of a partial file (1.2)
 
     def fail(self, where, what):
         self.problems.append(f"{where}: {what}")
@@ -280,6 +283,71 @@ class Checker:
         for name in ("unit", "description", "grid"):
             self.string_attr(d, name, where)
 
+    # ---- checkpoints (1.2) ----
+
+    def check_checkpoints(self, f, nindex, expected, partial):
+        """/checkpoints/NNNNNN of a partial file: the replications of an unfinished point that are
+        in. Temporaries (NNNNNN.new) and groups without status "complete" are what a write cut
+        short leaves; --resume ignores and removes them. Returns the number of checkpoints."""
+        if "checkpoints" not in f:
+            return 0
+        where = "/checkpoints"
+        group = f["checkpoints"]
+        if not self.expect(isinstance(group, h5py.Group), where, "not a group"):
+            return 0
+        self.expect(partial, where, "checkpoints in a finished file")
+        self.expect(self.version >= (1, 2), where,
+                    f"checkpoints in a file that says format_version "
+                    f"{self.version[0]}.{self.version[1]}")
+        self.expect(len(group) > 0, where, "an empty group (it goes with its last checkpoint)")
+        count = 0
+        for key in group:
+            if re.fullmatch(r"\d{6,}\.new", key):
+                continue
+            if not self.expect(re.fullmatch(r"\d{6,}", key), where, f"unexpected member '{key}'"):
+                continue
+            pid = int(key)
+            self.expect(pid < nindex, f"{where}/{key}", f"point {pid} not in the index")
+            self.expect(pid in expected, f"{where}/{key}",
+                        f"point {pid} is not in this file's share of the points")
+            g = group[key]
+            if self.text(g.attrs.get("status", "")) == "complete":
+                self.check_checkpoint(f, g, f"{where}/{key}")
+                count += 1
+        return count
+
+    def check_checkpoint(self, f, g, where):
+        reps = int(f.attrs.get("replications", 0))
+        done = self.dataset(g, "done", where, shape=(reps,), kind="u")
+        if done is not None:
+            self.expect(g["done"].dtype == np.uint8, where, "done is not uint8")
+            self.expect(np.all((done == 0) | (done == 1)), where, "done holds values not 0 or 1")
+        values = self.dataset(g, "values", where)
+        if values is not None:
+            self.expect(g["values"].dtype == np.float64 and values.ndim == 2 and
+                        values.shape[0] == reps, where,
+                        f"values is {g['values'].dtype} {values.shape}, expected float64 "
+                        f"({reps}, nvalues)")
+        counts = self.dataset(g, "counts", where, kind="u")
+        if counts is not None:
+            self.expect(g["counts"].dtype == np.uint64 and counts.ndim == 1, where,
+                        "counts is not a 1-D uint64 array")
+        minmax = self.dataset(g, "minmax", where)
+        if minmax is not None and self.expect(minmax.ndim == 1 and len(minmax) % 2 == 0, where,
+                                              f"minmax has shape {minmax.shape}, expected (2k,)"):
+            lo, hi = minmax[0::2], minmax[1::2]
+            empty = np.isposinf(lo) & np.isneginf(hi)
+            self.expect(np.all(empty | (lo <= hi)), where, "a min above its max")
+        inn = self.number_attr(g, "replications_in", where, kind="u")
+        self.number_attr(g, "events", where, kind="u")
+        self.number_attr(g, "worker_seconds", where, kind="f")
+        if done is not None and done.shape == (reps,):
+            self.expect(inn == int(done.sum()), where,
+                        f"replications_in {inn}, but done marks {int(done.sum())}")
+            if values is not None and values.ndim == 2 and values.shape[0] == reps:
+                self.expect(not np.any(values[done == 0]), where,
+                            "rows of replications not in are not zeros")
+
     # ---- the file ----
 
     def run(self):
@@ -306,7 +374,8 @@ class Checker:
                     continue
                 self.expect(pid in expected, f"/points/{key}",
                             f"point {pid} in the file of task {task_index}/{task_count}")
-                if self.check_point(f, pid, index.iloc[pid], names):
+                # The row as stored: a pandas row of integer columns alone turns into floats.
+                if self.check_point(f, pid, f["points/index"][pid], names):
                     complete += 1
                 elif not partial:
                     self.fail(f"/points/{key}", "incomplete point in a finished file")
@@ -314,6 +383,7 @@ class Checker:
                 self.expect(complete == len(expected), "/points",
                             f"{complete} complete points, expected {len(expected)} (index has "
                             f"{len(index)}, task {task_index}/{task_count})")
+            self.checkpoints = self.check_checkpoints(f, len(index), expected, partial)
             return complete, len(index)
 
 
@@ -334,7 +404,8 @@ def main(argv):
         return 1
     (major, minor), (index, count) = checker.version, checker.task
     share = f", task {index}/{count}" if count > 1 else ""
-    print(f"{argv[1]}: schema {major}.{minor} OK ({complete}/{total} points complete{share})")
+    kept = f", {checker.checkpoints} with a checkpoint" if checker.checkpoints else ""
+    print(f"{argv[1]}: schema {major}.{minor} OK ({complete}/{total} points complete{kept}{share})")
     return 0
 
 

@@ -14,3 +14,21 @@ set_tests_properties(h5_schema_python h5_python_package PROPERTIES LABELS "pytho
   ENVIRONMENT "MPLBACKEND=Agg;PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python")
 set_tests_properties(h5_schema_python PROPERTIES TIMEOUT 30)
 set_tests_properties(h5_python_package PROPERTIES TIMEOUT 50)
+
+# Replication-level checkpoints: written, resumed, overwritten, dropped, refused when their shape
+# is not the point's; then the schema checker and the analysis package on the partial file with a
+# checkpoint that the C test leaves behind.
+storq_unit_test(test_h5_checkpoint ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_checkpoint.c)
+set_tests_properties(test_h5_checkpoint PROPERTIES LABELS "unit" TIMEOUT 30
+  FIXTURES_SETUP storq_h5_checkpoint_file)
+set(STORQ_TEST_CHECKPOINT_H5 ${CMAKE_CURRENT_BINARY_DIR}/test_h5_checkpoint_left.h5.partial)
+add_test(NAME h5_checkpoint_schema_python
+         COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_h5_schema.py
+                 ${STORQ_TEST_CHECKPOINT_H5})
+add_test(NAME h5_checkpoint_python_package
+         COMMAND ${STORQ_PYTHON} -c
+                 "import sys, storq\nr = storq.open(sys.argv[1])\nassert r.points() == [0], r.points()\nassert r.checkpoints() == {1: 3}, r.checkpoints()\nprint(r, r.checkpoints())"
+                 ${STORQ_TEST_CHECKPOINT_H5})
+set_tests_properties(h5_checkpoint_schema_python h5_checkpoint_python_package PROPERTIES
+  LABELS "python" TIMEOUT 30 FIXTURES_REQUIRED storq_h5_checkpoint_file DEPENDS test_h5_checkpoint
+  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python")

@@ -6,6 +6,10 @@
     r.table()                   # complete points: parameters, scalar means and CIs, comparisons
     r.observable(0, "u")        # {'mean': ..., 'stderr': ..., 'ci95': ..., 'axis': ...}
     r.quantile(0, "delay", 0.99)
+    r.checkpoints()             # a partial file's unfinished points: {id: replications in}
+
+Only complete points are read; /checkpoints (schema 1.2, in partial files) is left alone apart
+from checkpoints(), which says how far the unfinished points got.
 """
 import h5py
 import numpy as np
@@ -111,6 +115,19 @@ class Results:
             if name.isdigit() and _text(group.attrs.get("status", "")) == "complete":
                 ids.append(int(name))
         return sorted(ids)
+
+    def checkpoints(self):
+        """Unfinished points of a partial file that have a checkpoint (schema 1.2): {point id:
+        replications in}. Only checkpoints with status "complete" count, as for --resume."""
+        out = {}
+        group = self._file.get("checkpoints")
+        for name, cp in (group.items() if group is not None else []):
+            if not name.isdigit() or _text(cp.attrs.get("status", "")) != "complete":
+                continue
+            point = self._file.get(f"points/{name}")
+            if point is None or _text(point.attrs.get("status", "")) != "complete":
+                out[int(name)] = int(cp.attrs["replications_in"])
+        return dict(sorted(out.items()))
 
     def _point(self, pid):
         name = f"/points/{int(pid):06d}"
