@@ -19,7 +19,7 @@
  * 6.7.2.1p15); anything but an open file means that layout changed, and is refused. */
 static int file_of(const storq_h5_file *f, hid_t *id, storq_error *err)
 {
-    *id = f ? *(const hid_t *)(const void *)f : -1;
+    *id = storq_h5_file_id(f);
     if (*id >= 0 && H5Iget_type(*id) == H5I_FILE)
         return STORQ_OK;
     H5Eclear2(H5E_DEFAULT);

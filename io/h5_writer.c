@@ -558,6 +558,11 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
 
 /* ---- finish ---- */
 
+hid_t storq_h5_file_id(const storq_h5_file *f)
+{
+    return f ? f->file : -1;
+}
+
 int storq_h5_finish(storq_h5_file **pf, storq_error *err)
 {
     storq_h5_file *f = pf ? *pf : NULL;

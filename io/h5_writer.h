@@ -4,6 +4,7 @@
 #ifndef STORQ_H5_WRITER_H
 #define STORQ_H5_WRITER_H
 
+#include <hdf5.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,9 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
                          const storq_point_result *res, const storq_summary *summary,
                          const storq_theory *theory, const storq_theory *comparison,
                          double wall_seconds, storq_error *err);
+
+/* The open HDF5 file, for the other writers of the same file (checkpoints); -1 when closed. */
+hid_t storq_h5_file_id(const storq_h5_file *f);
 
 /* Close and rename NAME.partial to NAME. *f becomes NULL. */
 int storq_h5_finish(storq_h5_file **f, storq_error *err);

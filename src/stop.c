@@ -1,6 +1,8 @@
 #include "stop.h"
 
 #include <signal.h>
+#include <stddef.h>
+#include <time.h>
 
 static volatile sig_atomic_t stop_signal = 0;
 
@@ -11,6 +13,37 @@ void storq_stop_request(int signal)
 
 int storq_stop_signal(void)
 {
+    return (int)stop_signal;
+}
+
+static storq_poll_fn poll_fn = NULL;
+static void *poll_arg = NULL;
+static double poll_interval = 1.0;
+static _Thread_local double poll_last = 0.0; /* per thread: no shared state on the hot path */
+
+void storq_poll_install(storq_poll_fn fn, void *arg, double interval_seconds)
+{
+    poll_arg = arg;
+    poll_interval = interval_seconds;
+    poll_fn = fn;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int storq_tick(void)
+{
+    if (poll_fn) {
+        double t = now();
+        if (t - poll_last >= poll_interval) {
+            poll_last = t;
+            poll_fn(poll_arg);
+        }
+    }
     return (int)stop_signal;
 }
 

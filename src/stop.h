@@ -16,10 +16,21 @@ void storq_stop_request(int signal);
 /* The signal that asked to stop, or 0. */
 int storq_stop_signal(void);
 
-/* For a kernel's event loop: nonzero on every STORQ_STOP_EVERY-th event once a stop was asked. */
+/* A function the program wants called every so often from inside long replications (rank 0 of a
+ * multi-rank run takes in the other ranks' results with it, so they reach the partial file
+ * within seconds even while rank 0's own replications are long). Called at most every
+ * interval_seconds per thread; it must be thread-safe. NULL removes it. */
+typedef void (*storq_poll_fn)(void *arg);
+void storq_poll_install(storq_poll_fn fn, void *arg, double interval_seconds);
+
+/* Run the poll function if it is due; return the stop signal (0: go on). */
+int storq_tick(void);
+
+/* For a kernel's event loop: nonzero on every STORQ_STOP_EVERY-th event once a stop was asked
+ * (and, on those events, the poll function runs when due). */
 static inline int storq_stop_due(uint64_t events)
 {
-    return (events & (STORQ_STOP_EVERY - 1)) == 0 && storq_stop_signal() != 0;
+    return (events & (STORQ_STOP_EVERY - 1)) == 0 && storq_tick() != 0;
 }
 
 /* The status a replication returns when it gives up: STORQ_STOPPED, with the signal named. */

@@ -255,7 +255,7 @@ static void test_schema(void)
                             &err) == STORQ_ERR_USAGE);
     CHECK(file < 0);
     CHECK(strstr(err.msg, "merge: newer.h5 has format version 1.7; this storq merges files up to "
-                          "1.1") != NULL);
+                          "1.2") != NULL);
     err = (storq_error){0};
     CHECK(storq_schema_open("no_such_file.h5", "merge", STORQ_SCHEMA_READ, "busy", &file, NULL,
                             &err) == STORQ_ERR_USAGE);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "h5_checkpoint.h"
 #include "h5_writer.h"
 #include "interrupt.h"
 #include "progress.h"
@@ -20,7 +21,10 @@
 typedef struct point_state {
     storq_point_result res; /* allocated with the point's first replication */
     int have_res;
+    unsigned char *rep_in;  /* per replication: in (allocated with res) */
     size_t reps_in;
+    int dirty;              /* replications in since the last checkpoint */
+    int checkpointed;       /* a checkpoint of the point is in the file */
     storq_theory theory;
     int theory_in;
     double seconds; /* worker-seconds spent on the point's units */
@@ -41,6 +45,10 @@ typedef struct run_state {
     storq_h5_file *file;      /* rank 0 only */
     point_state *points;      /* rank 0 only */
     storq_progress progress;
+    size_t ranks_done;        /* rank 0: DONE messages received */
+    double checkpoint_every;  /* rank 0: seconds between checkpoints of unfinished points */
+    double last_checkpoint;
+    size_t reps_resumed;      /* replications taken from checkpoints by --resume */
     int stop;                 /* set when this rank stops taking units (failure or signal) */
     storq_error status;       /* this rank's first failure (rank 0: the run's) */
 } run_state;
@@ -147,15 +155,52 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     if (!rc)
         rc = storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, &sum, &ps->theory, &cmp,
                                   ps->seconds, err);
+    if (!rc && ps->checkpointed)
+        rc = storq_h5_drop_checkpoint(st->file, p, err);
+    ps->checkpointed = ps->dirty = 0;
     if (!rc && !spec->quiet)
         storq_report_point(stdout, p, &spec->points[p], &sum, &ps->theory, &cmp);
     storq_progress_point_done(&st->progress, st->cost[p] * (double)spec->replications);
     storq_theory_free(&cmp);
     storq_summary_free(&sum);
     storq_point_result_free(&ps->res);
+    free(ps->rep_in);
+    ps->rep_in = NULL;
     ps->have_res = 0;
     storq_theory_free(&ps->theory);
     return rc;
+}
+
+static int point_state_init(run_state *st, size_t p, storq_error *err)
+{
+    point_state *ps = &st->points[p];
+    STORQ_TRY(storq_point_result_init(&ps->res, &st->obs[p], st->spec->replications, err));
+    ps->rep_in = calloc(st->spec->replications, 1);
+    if (!ps->rep_in) {
+        storq_point_result_free(&ps->res);
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    ps->have_res = 1;
+    return STORQ_OK;
+}
+
+/* Rank 0, holding storq_collect: checkpoint every unfinished point that took in replications
+ * since its last checkpoint, when the interval has passed (or always, at the end of a run). */
+static int write_checkpoints(run_state *st, int now_anyway, storq_error *err)
+{
+    double now = storq_now();
+    if (!now_anyway && now - st->last_checkpoint < st->checkpoint_every)
+        return STORQ_OK;
+    st->last_checkpoint = now;
+    for (size_t p = 0; p < st->spec->npoints; p++) {
+        point_state *ps = &st->points[p];
+        if (!ps->dirty || !ps->have_res)
+            continue;
+        STORQ_TRY(storq_h5_write_checkpoint(st->file, p, &ps->res, ps->rep_in, ps->seconds, err));
+        ps->dirty = 0;
+        ps->checkpointed = 1;
+    }
+    return STORQ_OK;
 }
 
 static int point_complete(const run_state *st, size_t p)
@@ -172,19 +217,23 @@ static int deliver_record(run_state *st, size_t p, size_t r, const storq_record 
 #pragma omp critical(storq_collect)
     {
         point_state *ps = &st->points[p];
-        if (!ps->have_res) {
-            rc = storq_point_result_init(&ps->res, &st->obs[p], st->spec->replications, err);
-            ps->have_res = !rc;
-        }
+        if (!ps->have_res)
+            rc = point_state_init(st, p, err);
+        if (!rc && ps->rep_in[r])
+            rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
         if (!rc) {
             storq_point_result_add(&ps->res, r, rec);
+            ps->rep_in[r] = 1;
             ps->reps_in++;
+            ps->dirty = 1;
             ps->seconds += seconds;
             storq_progress_replication(&st->progress, p, ps->reps_in, st->spec->replications,
                                        st->cost[p] * (double)st->spec->replications,
                                        rec->events);
             if (point_complete(st, p))
                 rc = finish_point(st, p, err);
+            if (!rc)
+                rc = write_checkpoints(st, 0, err);
         }
     }
     return rc;
@@ -208,9 +257,9 @@ static int deliver_theory(run_state *st, size_t p, storq_theory *t, double secon
     return rc;
 }
 
-/* Rank 0: take in whatever other ranks have sent. *ranks_done counts their DONE messages; the
+/* Rank 0: take in whatever other ranks have sent. st->ranks_done counts their DONE messages; the
  * first failure any of them reports becomes the run's status. Returns the number handled. */
-static int collect(run_state *st, size_t *ranks_done, storq_error *err)
+static int collect(run_state *st, storq_error *err)
 {
     int handled = 0;
     for (;;) {
@@ -237,7 +286,7 @@ static int collect(run_state *st, size_t *ranks_done, storq_error *err)
         } else if (m.kind == STORQ_MSG_DONE) {
 #pragma omp critical(storq_collect)
             {
-                (*ranks_done)++;
+                st->ranks_done++;
                 if (m.status.code && !st->status.code)
                     st->status = m.status;
             }
@@ -295,9 +344,19 @@ static void fail(run_state *st, const storq_error *e)
     storq_workqueue_drain(st->wq, 0, (int64_t)st->nunits + 1);
 }
 
+/* Rank 0, from inside its own long replications (src/stop.h): take in the other ranks' results. */
+static void poll_results(void *arg)
+{
+    run_state *st = arg;
+    storq_error e = {0};
+    if (collect(st, &e) < 0)
+        fail(st, &e);
+}
+
 /* Every thread of every rank takes units from the one queue until it is empty; rank 0's threads
- * also take in the other ranks' results between their own units. */
-static void work(run_state *st, size_t *ranks_done)
+ * also take in the other ranks' results between their own units, and every second from inside
+ * them. */
+static void work(run_state *st)
 {
 #pragma omp parallel
     {
@@ -308,7 +367,7 @@ static void work(run_state *st, size_t *ranks_done)
             stop = st->stop;
             if (stop)
                 break;
-            if (st->rank == 0 && collect(st, ranks_done, &terr) < 0) {
+            if (st->rank == 0 && collect(st, &terr) < 0) {
                 fail(st, &terr);
                 break;
             }
@@ -330,7 +389,7 @@ static void work(run_state *st, size_t *ranks_done)
 
 /* After this rank's units: rank 0 waits (without spinning) for every other rank's results and
  * DONE; the others send DONE and wait for their sends to complete. */
-static void finish_work(run_state *st, size_t *ranks_done)
+static void finish_work(run_state *st)
 {
     storq_error e = {0};
     if (st->rank != 0) {
@@ -342,8 +401,8 @@ static void finish_work(run_state *st, size_t *ranks_done)
         return;
     }
     const struct timespec nap = {0, 1000000};
-    while (*ranks_done + 1 < (size_t)st->nranks) {
-        int got = collect(st, ranks_done, &e);
+    while (st->ranks_done + 1 < (size_t)st->nranks) {
+        int got = collect(st, &e);
         if (got < 0) {
             /* a broken message: the other ranks' DONE may never be read; stop here */
             if (!st->status.code)
@@ -353,6 +412,12 @@ static void finish_work(run_state *st, size_t *ranks_done)
         if (got == 0)
             nanosleep(&nap, NULL);
     }
+    /* what came in of unfinished points stays in the file: --resume reruns only the rest */
+    int rc;
+#pragma omp critical(storq_collect)
+    rc = write_checkpoints(st, 1, &e);
+    if (rc && !st->status.code)
+        st->status = e;
 }
 
 static void release(run_state *st)
@@ -361,8 +426,10 @@ static void release(run_state *st)
         if (st->ctx[p])
             st->spec->model->release(st->ctx[p]);
         storq_observables_free(&st->obs[p]);
-        if (st->points && st->points[p].have_res)
+        if (st->points && st->points[p].have_res) {
             storq_point_result_free(&st->points[p].res);
+            free(st->points[p].rep_in);
+        }
         if (st->points)
             storq_theory_free(&st->points[p].theory);
     }
@@ -378,6 +445,75 @@ static void release(run_state *st)
     MPI_Comm_free(&st->comm);
 }
 
+/* Rank 0, --resume: the replications of unfinished points that their checkpoints hold. */
+static int read_checkpoints(run_state *st, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    size_t points = 0;
+    for (size_t p = 0; p < spec->npoints; p++) {
+        if (st->done[p] || !in_task(spec, p))
+            continue;
+        point_state *ps = &st->points[p];
+        STORQ_TRY(point_state_init(st, p, err));
+        double seconds = 0;
+        int got = storq_h5_read_checkpoint(st->file, p, &ps->res, ps->rep_in, &seconds, err);
+        if (got < 0)
+            return -got;
+        if (got == 0) {
+            storq_point_result_free(&ps->res);
+            free(ps->rep_in);
+            ps->rep_in = NULL;
+            ps->have_res = 0;
+            continue;
+        }
+        ps->checkpointed = 1;
+        ps->seconds = seconds;
+        for (size_t r = 0; r < spec->replications; r++)
+            ps->reps_in += ps->rep_in[r];
+        st->reps_resumed += ps->reps_in;
+        points++;
+    }
+    if (st->reps_resumed)
+        fprintf(stderr, "storq: --resume: %zu replications of %zu unfinished points taken from "
+                "checkpoints\n", st->reps_resumed, points);
+    return STORQ_OK;
+}
+
+/* Every rank learns which replications rank 0 has from checkpoints (per point NULL or a mask). */
+static int share_replications_in(run_state *st, const unsigned char ***out, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    unsigned long long n = 0;
+    for (size_t p = 0; st->rank == 0 && p < spec->npoints; p++)
+        n += st->points[p].reps_in > 0;
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, st->comm);
+    *out = NULL;
+    if (n == 0)
+        return STORQ_OK;
+    unsigned char **masks = calloc(spec->npoints, sizeof *masks);
+    if (!masks)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t p = 0; p < spec->npoints; p++) {
+        int has = st->rank == 0 && st->points[p].reps_in > 0;
+        MPI_Bcast(&has, 1, MPI_INT, 0, st->comm);
+        if (!has)
+            continue;
+        masks[p] = st->rank == 0 ? st->points[p].rep_in : malloc(spec->replications);
+        if (!masks[p])
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        MPI_Bcast(masks[p], (int)spec->replications, MPI_UNSIGNED_CHAR, 0, st->comm);
+    }
+    *out = (const unsigned char **)masks;
+    return STORQ_OK;
+}
+
+static void free_replications_in(run_state *st, const unsigned char **masks)
+{
+    for (size_t p = 0; masks && st->rank != 0 && p < st->spec->npoints; p++)
+        free((void *)masks[p]);
+    free((void *)masks);
+}
+
 /* The units to run, rank 0's per-point state, the queue and the outbox (collective). */
 static int start_work(run_state *st, storq_error *err)
 {
@@ -385,15 +521,24 @@ static int start_work(run_state *st, storq_error *err)
     MPI_Bcast(st->done, (int)spec->npoints, MPI_UNSIGNED_CHAR, 0, st->comm);
     for (size_t p = 0; p < spec->npoints; p++)
         st->done[p] |= !in_task(spec, p);
-    int rc = storq_schedule_build(spec->npoints, st->done, st->cost, spec->replications,
-                                  spec->model->theory != NULL, &st->units, &st->nunits, err);
-    if (!rc && st->rank == 0) {
+    int rc = STORQ_OK;
+    if (st->rank == 0) {
         st->points = calloc(spec->npoints ? spec->npoints : 1, sizeof *st->points);
         if (!st->points)
             rc = STORQ_RUNTIME_FAIL(err, "out of memory");
         for (size_t p = 0; !rc && p < spec->npoints; p++)
             st->points[p].theory_in = spec->model->theory == NULL;
+        if (!rc && spec->resume)
+            rc = read_checkpoints(st, err);
     }
+    rc = storq_reduce_status(rc, st->comm);
+    const unsigned char **rep_done = NULL;
+    if (!rc)
+        rc = share_replications_in(st, &rep_done, err);
+    if (!rc)
+        rc = storq_schedule_build(spec->npoints, st->done, rep_done, st->cost, spec->replications,
+                                  spec->model->theory != NULL, &st->units, &st->nunits, err);
+    free_replications_in(st, rep_done);
     if (!rc && st->rank != 0)
         rc = storq_outbox_create(st->comm, &st->outbox, err);
     rc = storq_reduce_status(rc, st->comm);
@@ -407,6 +552,9 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     run_state st;
     memset(&st, 0, sizeof st);
     st.spec = spec;
+    const char *every = getenv("STORQ_CHECKPOINT_INTERVAL");
+    st.checkpoint_every = every && atof(every) >= 0 ? atof(every) : 5.0;
+    st.last_checkpoint = storq_now();
     MPI_Comm_dup(comm, &st.comm);
     MPI_Comm_rank(st.comm, &st.rank);
     MPI_Comm_size(st.comm, &st.nranks);
@@ -425,9 +573,11 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
             todo += !st.done[p];
         }
         storq_progress_start(&st.progress, st.rank == 0 && !spec->quiet, todo, total);
-        size_t ranks_done = 0;
-        work(&st, &ranks_done);
-        finish_work(&st, &ranks_done);
+        if (st.rank == 0 && st.nranks > 1)
+            storq_poll_install(poll_results, &st, 1.0);
+        work(&st);
+        storq_poll_install(NULL, NULL, 0);
+        finish_work(&st);
         storq_progress_finish(&st.progress);
         if (st.status.code) {
             *err = st.status;

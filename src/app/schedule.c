@@ -20,13 +20,24 @@ static int by_order(const void *a, const void *b)
     return (x->u.rep > y->u.rep) - (x->u.rep < y->u.rep);
 }
 
-int storq_schedule_build(size_t npoints, const unsigned char *skip, const double *rep_cost,
+static int rep_wanted(const unsigned char *const *rep_done, size_t p, size_t r)
+{
+    return !rep_done || !rep_done[p] || !rep_done[p][r];
+}
+
+int storq_schedule_build(size_t npoints, const unsigned char *skip,
+                         const unsigned char *const *rep_done, const double *rep_cost,
                          size_t replications, int with_theory, storq_unit **units, size_t *nunits,
                          storq_error *err)
 {
     size_t n = 0;
-    for (size_t p = 0; p < npoints; p++)
-        n += skip[p] ? 0 : replications + (with_theory ? 1 : 0);
+    for (size_t p = 0; p < npoints; p++) {
+        if (skip[p])
+            continue;
+        n += with_theory ? 1 : 0;
+        for (size_t r = 0; r < replications; r++)
+            n += (size_t)rep_wanted(rep_done, p, r);
+    }
     keyed *k = malloc((n ? n : 1) * sizeof *k);
     storq_unit *out = malloc((n ? n : 1) * sizeof *out);
     if (!k || !out) {
@@ -41,7 +52,8 @@ int storq_schedule_build(size_t npoints, const unsigned char *skip, const double
         if (with_theory)
             k[i++] = (keyed){{p, STORQ_UNIT_THEORY}, 0.0};
         for (size_t r = 0; r < replications; r++)
-            k[i++] = (keyed){{p, (int64_t)r}, rep_cost[p]};
+            if (rep_wanted(rep_done, p, r))
+                k[i++] = (keyed){{p, (int64_t)r}, rep_cost[p]};
     }
     qsort(k, n, sizeof *k, by_order);
     for (i = 0; i < n; i++)

@@ -20,7 +20,10 @@ typedef struct storq_unit {
  * cost is unknown, it may be the largest unit of the point, e.g. a cavity solve, and the point
  * cannot finish without it), then every replication, the most expensive first by the model's
  * cost per replication (longest processing time first), ties by point id, then replication. */
-int storq_schedule_build(size_t npoints, const unsigned char *skip, const double *rep_cost,
+/* rep_done: NULL, or per point NULL or replications bytes, 1 for a replication already in (a
+ * checkpoint read by --resume): those are left out. */
+int storq_schedule_build(size_t npoints, const unsigned char *skip,
+                         const unsigned char *const *rep_done, const double *rep_cost,
                          size_t replications, int with_theory, storq_unit **units, size_t *nunits,
                          storq_error *err);
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Replication-level checkpoints: a run of one point x many replications killed with SIGKILL midway
+# keeps the replications already in (OUT.h5.partial, /checkpoints); --resume reruns only the
+# missing ones, says how many it took from the checkpoint, and the file equals an uninterrupted
+# run. On 1 rank and on 2 (rank 0 takes rank 1's rows in from inside its own replications).
+set -euo pipefail
+storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); work=$(mktemp -d)
+trap '[ -n "$pid" ] && { pkill -9 -P $pid; kill -9 $pid; } 2>/dev/null; rm -rf "$work"' EXIT; cd "$work"
+pid=
+reps=16
+args=(run supermarket --n 500 --L 2 --k 1 --lambda 0.9 --warmup 1000 --arrivals 3000000 -r $reps
+      --seed 9 --quiet)
+OMP_NUM_THREADS=1 "$storq" "${args[@]}" -o whole.h5
+# (reading a file another process writes: no HDF5 lock, and a failed read just means "not yet")
+in_checkpoint() {
+  HDF5_USE_FILE_LOCKING=FALSE "$python" -c "
+import h5py, sys
+f = h5py.File('$1', 'r')
+g = f.get('checkpoints/000000')
+print(int(g['done'][()].sum()) if g is not None else 0)"
+}
+for ranks in 1 2; do
+  rm -f cut.h5 cut.h5.partial
+  STORQ_CHECKPOINT_INTERVAL=0 OMP_NUM_THREADS=1 mpirun -np $ranks "$storq" "${args[@]}" -o cut.h5 &
+  pid=$!
+  # wait until a few replications are in the file, then kill the whole job at once
+  for _ in $(seq 200); do
+    [ -e cut.h5.partial ] && [ "$(in_checkpoint cut.h5.partial 2>/dev/null || echo 0)" -ge 3 ] && break
+    sleep 0.1
+  done
+  # mpirun's children are the ranks: kill them and mpirun at once, nothing else
+  pkill -9 -P $pid || true; kill -9 $pid; wait $pid 2>/dev/null || true; pid=
+  kept=$(in_checkpoint cut.h5.partial)
+  echo "$ranks rank(s): killed with $kept of $reps replications in the checkpoint"
+  [ "$kept" -ge 3 ] && [ "$kept" -lt $reps ] || { echo "FAIL: checkpoint holds $kept"; exit 1; }
+  OMP_NUM_THREADS=1 mpirun -np $ranks "$storq" "${args[@]}" -o cut.h5 --resume 2> resume.log
+  cat resume.log
+  grep -q "^storq: --resume: $kept replications of 1 unfinished points taken from checkpoints" resume.log \
+    || { echo "FAIL: resume did not report the $kept replications taken"; exit 1; }
+  "$python" "$here/compare_h5.py" whole.h5 cut.h5
+  HDF5_USE_FILE_LOCKING=FALSE "$python" -c "
+import h5py; f = h5py.File('cut.h5', 'r'); assert 'checkpoints' not in f or len(f['checkpoints']) == 0
+v = f.attrs['format_version']; assert tuple(v) == (1, 0), v
+print('the finished file holds no checkpoint and states format 1.0')"
+done
