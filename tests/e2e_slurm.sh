@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real Slurm job on a local single-node cluster: sbatch the batch script with 2 tasks, wait,
 # and read the file; then a job told to stop (USR1, as before a time limit) keeps its finished
-# points and is completed by --resume. Skipped (77) without root or Slurm.
+# points and replications and is completed by --resume. Skipped (77) without root or Slurm.
 set -uo pipefail
 storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); root=$(dirname "$here")
 command -v sbatch >/dev/null && command -v slurmctld >/dev/null || { echo "no Slurm: skipped"; exit 77; }
@@ -38,13 +38,23 @@ OMP_NUM_THREADS=1 "$storq" run sweep.ini -o local.h5 --quiet
 "$python" "$here/compare_h5.py" local.h5 out.h5 || exit 1
 echo "Slurm job wrote the same results as a local run"
 
-# Stop a job as Slurm does before a time limit (USR1 to the batch shell): storq stops at the next
-# replication, keeps its finished points, the job requeues itself and finishes with --resume.
-sed -e 's/^lambda = .*/lambda = 0.5, 0.6, 0.7, 0.8/' -e 's/^arrivals = .*/arrivals = 1500000/' sweep.ini > long.ini
-job=$(sbatch --parsable --ntasks=2 -o long.log --open-mode=append "$root/jobs/slurm/storq.sbatch" long.ini long.h5 "$storq") || exit 1
+# Stop a job as Slurm does before a time limit (USR1 to the batch shell): storq stops within a
+# fraction of a second, keeps its finished points and the replications of unfinished ones
+# (checkpoints, written here after every replication), the job requeues itself and finishes with
+# --resume, rerunning only the replications that were in flight.
+sed -e 's/^lambda = .*/lambda = 0.5, 0.6/' -e 's/^arrivals = .*/arrivals = 1500000/' \
+    -e 's/^replications = .*/replications = 12/' sweep.ini > long.ini
+job=$(sbatch --parsable --ntasks=2 -o long.log --open-mode=append \
+      --export=ALL,STORQ_CHECKPOINT_INTERVAL=0 "$root/jobs/slurm/storq.sbatch" long.ini long.h5 "$storq") || exit 1
 echo "submitted job $job"
-for _ in $(seq 1 600); do grep -q "^point " long.log 2>/dev/null && break; sleep 0.2; done
-grep -q "^point " long.log || { echo "FAIL: the long job finished no point"; cat long.log; exit 1; }
+in_checkpoints() { # replications in the checkpoints of a file another process writes
+  HDF5_USE_FILE_LOCKING=FALSE "$python" -c "
+import h5py
+f = h5py.File('long.h5.partial', 'r')
+print(sum(int(g['done'][()].sum()) for g in f.get('checkpoints', {}).values()))" 2>/dev/null || echo 0
+}
+for _ in $(seq 1 600); do [ "$(in_checkpoints)" -ge 3 ] && break; sleep 0.2; done
+[ "$(in_checkpoints)" -ge 3 ] || { echo "FAIL: no checkpoint appeared"; cat long.log; exit 1; }
 scancel --signal=USR1 --batch "$job"
 for _ in $(seq 1 240); do
   state=$(squeue -h -j "$job" -o %T 2>/dev/null)
@@ -61,7 +71,10 @@ cat long.log
 grep -q "requeueing" long.log || { echo "FAIL: the job did not see the stop signal"; exit 1; }
 [ -f long.h5 ] && [ ! -f long.h5.partial ] || { echo "FAIL: the requeued job did not complete long.h5"; exit 1; }
 points=$(grep -c "^point " long.log)
-[ "$points" -eq 4 ] || { echo "FAIL: expected the 4 points to run once each in all, log shows $points"; exit 1; }
+[ "$points" -eq 2 ] || { echo "FAIL: expected the 2 points to finish once each in all, log shows $points"; exit 1; }
+taken=$(sed -n 's/^storq: --resume: \([0-9]*\) replications of .* taken from checkpoints$/\1/p' long.log)
+echo "the resumed job took ${taken:-0} replications from checkpoints"
+[ "${taken:-0}" -ge 3 ] || { echo "FAIL: the resumed job did not take the checkpointed replications"; exit 1; }
 OMP_NUM_THREADS=1 "$storq" run long.ini -o long_local.h5 --quiet
 "$python" "$here/compare_h5.py" long_local.h5 long.h5 || exit 1
 echo "a stopped, requeued and resumed Slurm job gives the same file as one uninterrupted run"
