@@ -76,6 +76,36 @@
 #define STORQ_SCHEMA_ATTR_REPLICATIONS_IN "replications_in"
 #define STORQ_SCHEMA_ATTR_WORKER_SECONDS "worker_seconds"
 
+/* The run's record of itself (docs/hdf5-schema.md, "The run's units"), written by
+ * io/h5_units.c when a run ends. Optional in every 1.x file and no part of the results, like the
+ * run-description attributes: it raises no format_version (see storq_schema_restate_version).
+ * /run/units: one row per work unit that ran, a chunked compound table extended by each session
+ * (the first run of the file is session 0, each --resume the next). */
+#define STORQ_SCHEMA_UNITS "units"
+#define STORQ_SCHEMA_UNITS_PATH "/" STORQ_SCHEMA_RUN "/" STORQ_SCHEMA_UNITS
+#define STORQ_SCHEMA_UNIT_SESSION "session" /* uint32 (also a column of /run/sessions) */
+#define STORQ_SCHEMA_UNIT_POINT "point"     /* uint64 */
+#define STORQ_SCHEMA_UNIT_REP "rep"         /* int64: replication, -1 for the theory */
+#define STORQ_SCHEMA_UNIT_RANK "rank"       /* int32 */
+#define STORQ_SCHEMA_UNIT_THREAD "thread"   /* int32 */
+#define STORQ_SCHEMA_UNIT_START "start"     /* float64 s since the session's work began */
+#define STORQ_SCHEMA_UNIT_END "end"         /* float64 s, likewise */
+#define STORQ_SCHEMA_UNIT_EVENTS "events"   /* uint64 */
+#define STORQ_SCHEMA_UNIT_COST "cost"       /* float64: the scheduler's estimate */
+/* /run/sessions: one row per session (the session column, then these, named like /run's
+ * attributes). */
+#define STORQ_SCHEMA_SESSIONS "sessions"
+#define STORQ_SCHEMA_SESSIONS_PATH "/" STORQ_SCHEMA_RUN "/" STORQ_SCHEMA_SESSIONS
+#define STORQ_SCHEMA_SESSION_UNITS "units" /* uint64: rows the session added to /run/units */
+/* /run's attributes: the latest session's row of /run/sessions, and how many sessions there are
+ * (wall_seconds is STORQ_SCHEMA_ATTR_WALL_SECONDS). */
+#define STORQ_SCHEMA_ATTR_WORKERS "workers"                   /* int64: ranks x threads */
+#define STORQ_SCHEMA_ATTR_BUSY_SECONDS "busy_seconds"         /* float64: sum of end - start */
+#define STORQ_SCHEMA_ATTR_EFFICIENCY "parallel_efficiency"    /* float64 */
+#define STORQ_SCHEMA_ATTR_SESSIONS "sessions"                 /* uint64 */
+/* A task's table carries its task (STORQ_SCHEMA_ATTR_TASK_INDEX and _COUNT on /run/units), so a
+ * table that `storq merge` copied with /run from one task's file is told from the whole run's. */
+
 /* The root attributes this storq knows, in the documentation's order (NULL-terminated). */
 extern const char *const storq_schema_root_attrs[];
 
@@ -110,8 +140,10 @@ int storq_schema_open(const char *path, const char *label, storq_schema_use use,
 void storq_schema_version(size_t task_count, int32_t version[2]);
 
 /* Rewrite the format_version of an open (read-write) results file to what it holds now: that of
- * its task attributes, raised to 1.2 while the group /checkpoints exists. A file stating a minor
- * version newer than this storq's is left alone (it may hold what this storq does not know). */
+ * its task attributes, raised to 1.2 while the group /checkpoints exists. /run/units and
+ * /run/sessions play no part: optional in any 1.x file, they need no version of their own. A file
+ * stating a minor version newer than this storq's is left alone (it may hold what this storq does
+ * not know). */
 int storq_schema_restate_version(hid_t file, storq_error *err);
 
 /* "/points/000042": the group of point id. Room for any id: */

@@ -7,8 +7,9 @@ Works on any storq file, 1.0, 1.1 or 1.2. A finished file must hold a complete g
 of its index, or, for a job-array task's file (task_index, task_count), for exactly the points p
 with p % task_count == task_index; a FILE.partial may lack some (or hold interrupted ones), and may
 hold checkpoints (/checkpoints, 1.2) of its unfinished points, whose layout is checked too; a
-finished file holds none. Prints every violation and exits 1 when there is any, else prints a
-one-line summary and exits 0."""
+finished file holds none. The run's record of its units (/run/units, /run/sessions and /run's
+attributes), optional in any 1.x file, is checked when present. Prints every violation and exits 1
+when there is any, else prints a one-line summary and exits 0."""
 import re
 import sys
 
@@ -21,6 +22,12 @@ ROOT_STRINGS = ["format", "storq_version", "git_commit", "command_line", "create
 ROOT_INTS = ["mpi_ranks", "omp_threads", "seed", "replications"]
 POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events"}
 KINDS = {"scalar", "vector", "histogram"}
+UNIT_FIELDS = {"session": "<u4", "point": "<u8", "rep": "<i8", "rank": "<i4", "thread": "<i4",
+               "start": "<f8", "end": "<f8", "events": "<u8", "cost": "<f8"}
+SESSION_FIELDS = {"session": "<u4", "workers": "<i8", "units": "<u8", "wall_seconds": "<f8",
+                  "busy_seconds": "<f8", "parallel_efficiency": "<f8"}
+RUN_RECORD_ATTRS = {"workers": "i", "wall_seconds": "f", "busy_seconds": "f",
+                    "parallel_efficiency": "f", "sessions": "u"}
 
 
 class Checker:
@@ -30,6 +37,7 @@ class Checker:
         self.version = (1, 0)  # format_version, once read
         self.task = (0, 1)     # task_index, task_count; (0, 1) for the whole run
         self.checkpoints = 0   # valid checkpoints of a partial file (1.2)
+        self.units = None      # (rows, sessions) of the run's record, when the file has one
 
     def fail(self, where, what):
         self.problems.append(f"{where}: {what}")
@@ -348,6 +356,98 @@ class Checker:
                 self.expect(not np.any(values[done == 0]), where,
                             "rows of replications not in are not zeros")
 
+    # ---- the run's record of its units (any 1.x) ----
+
+    def table(self, f, name, fields):
+        """A 1-D, chunked, extendable compound table with these fields (file types), as a
+        structured array; None when it is not one."""
+        where = f"/run/{name}"
+        d = f["run"][name]
+        if not self.expect(isinstance(d, h5py.Dataset) and d.dtype.names is not None, where,
+                           "not a compound table"):
+            return None
+        have = {k: d.dtype[k].str for k in d.dtype.names}
+        for k, t in fields.items():
+            self.expect(have.get(k) == t, where, f"field '{k}' is {have.get(k)}, expected {t}")
+        self.expect(d.ndim == 1 and d.maxshape == (None,) and d.chunks is not None, where,
+                    f"shape {d.shape}, maxshape {d.maxshape}, chunks {d.chunks}: expected a 1-D "
+                    f"chunked table of unlimited length")
+        return d[()] if set(fields) <= set(have) and d.ndim == 1 else None
+
+    def check_units(self, f, nindex, partial):
+        """/run/units and /run/sessions: the rows of every session and one summary row per
+        session; /run's attributes repeat the last summary. A table that storq merge copied from
+        one task's file (it carries that task) may sit in a whole run's file."""
+        run = f.get("run")
+        present = [k for k in ("units", "sessions") if k in run]
+        attrs = [k for k in RUN_RECORD_ATTRS if k in run.attrs]
+        if not present and not attrs:
+            return
+        if not self.expect(len(present) == 2 and len(attrs) == len(RUN_RECORD_ATTRS), "/run",
+                           f"a partial run record: tables {present}, attributes {sorted(attrs)}"):
+            return
+        units = self.table(f, "units", UNIT_FIELDS)
+        sessions = self.table(f, "sessions", SESSION_FIELDS)
+        if units is None or sessions is None:
+            return
+        self.units = (len(units), len(sessions))
+        d = f["run/units"]
+        own_index, own_count = self.task
+        index, count = own_index, own_count
+        if "task_count" in d.attrs:
+            index = self.number_attr(d, "task_index", "/run/units", kind="u")
+            count = self.number_attr(d, "task_count", "/run/units", kind="u")
+            if index is None or count is None:
+                return
+            self.expect(own_count == 1 or (index, count) == (own_index, own_count), "/run/units",
+                        f"the table of task {index}/{count} in the file of task "
+                        f"{own_index}/{own_count}")
+        reps = int(f.attrs.get("replications", 0))
+        u, where = units, "/run/units"
+        self.expect(np.all(u["point"] < nindex), where, "a point not in the index")
+        self.expect(np.all(u["point"] % max(count, 1) == index), where,
+                    f"a point outside the share of task {index}/{count}")
+        self.expect(np.all((u["rep"] >= -1) & (u["rep"] < reps)), where,
+                    f"a rep outside -1 .. {reps - 1}")
+        self.expect(np.all((u["rank"] >= 0) & (u["thread"] >= 0)), where, "a negative rank/thread")
+        self.expect(np.all(u["end"] >= u["start"]), where, "a unit that ends before it starts")
+        theory = u["rep"] == -1
+        self.expect(np.all(u["events"][theory] == 0) and np.all(u["cost"][theory] == 0), where,
+                    "a theory unit with events or a cost")
+        s, where = sessions, "/run/sessions"
+        if not self.expect(len(s) > 0, where, "no session"):
+            return
+        self.expect(np.all(np.diff(s["session"].astype(np.int64)) > 0), where,
+                    "sessions not in increasing order")
+        self.expect(np.all(s["workers"] >= 1), where, "a session without workers")
+        known = set(s["session"].tolist())
+        orphans = sorted(set(u["session"].tolist()) - known)
+        # A kill while a session wrote its record can leave its rows without their summary.
+        self.expect(partial or not orphans, "/run/units", f"rows of sessions {orphans} that "
+                    f"/run/sessions lacks")
+        for row in s:
+            mine = u[u["session"] == row["session"]]
+            at = f"{where} session {row['session']}"
+            self.expect(len(mine) == row["units"], at,
+                        f"units {row['units']}, but /run/units has {len(mine)} rows of it")
+            busy = float(np.sum(mine["end"] - mine["start"]))
+            self.expect(np.isclose(row["busy_seconds"], busy, rtol=1e-9, atol=1e-12), at,
+                        f"busy_seconds {row['busy_seconds']}, its rows add up to {busy}")
+            cap = row["workers"] * row["wall_seconds"]
+            eff = row["parallel_efficiency"]
+            self.expect(np.isnan(eff) if cap <= 0 else
+                        np.isclose(eff, row["busy_seconds"] / cap, rtol=1e-12), at,
+                        f"parallel_efficiency {eff} is not busy / (workers x wall)")
+        last = s[-1]
+        for k, kind in RUN_RECORD_ATTRS.items():
+            value = np.asarray(run.attrs[k])
+            if not self.expect(value.shape == () and value.dtype.kind == kind, "/run",
+                               f"attribute '{k}' is {value.dtype} {value.shape}"):
+                continue
+            want = len(s) if k == "sessions" else last[k]
+            self.expect(value == want or (np.isnan(value) and np.isnan(want)), "/run",
+                        f"attribute '{k}' = {value}, the last session's is {want}")
+
     # ---- the file ----
 
     def run(self):
@@ -384,6 +484,8 @@ class Checker:
                             f"{complete} complete points, expected {len(expected)} (index has "
                             f"{len(index)}, task {task_index}/{task_count})")
             self.checkpoints = self.check_checkpoints(f, len(index), expected, partial)
+            if "run" in f:
+                self.check_units(f, len(index), partial)
             return complete, len(index)
 
 
@@ -405,7 +507,12 @@ def main(argv):
     (major, minor), (index, count) = checker.version, checker.task
     share = f", task {index}/{count}" if count > 1 else ""
     kept = f", {checker.checkpoints} with a checkpoint" if checker.checkpoints else ""
-    print(f"{argv[1]}: schema {major}.{minor} OK ({complete}/{total} points complete{kept}{share})")
+    units = ""
+    if checker.units:
+        rows, sessions = checker.units
+        units = f"; {rows} units in {sessions} session{'s' if sessions != 1 else ''}"
+    print(f"{argv[1]}: schema {major}.{minor} OK ({complete}/{total} points complete{kept}{share})"
+          f"{units}")
     return 0
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Compare two storq results files bit for bit: every dataset and every attribute, except the
-attributes that describe how and when the run was made (time, host, ranks, threads, wall time).
+attributes that describe how and when the run was made (time, host, ranks, threads, wall time)
+and the run's record of its units (/run/units, /run/sessions and their attributes on /run).
 
     compare_h5.py A.h5 B.h5          compare two files
     compare_h5.py --digest A.h5      print one line per dataset and attribute: name and SHA-256 of
@@ -16,11 +17,23 @@ import numpy as np
 
 RUN_ATTRS = {"created", "hostname", "mpi_ranks", "omp_threads", "command_line", "wall_seconds",
              "git_commit", "storq_version"}
+# The run's record of itself (docs/hdf5-schema.md, "The run's units"): when and where each unit ran,
+# which differs from run to run. Left out on both sides, so files and digests made before it
+# existed still compare.
+RUN_RECORD = {"run/units", "run/sessions"}
+RUN_RECORD_ATTRS = {"workers", "wall_seconds", "busy_seconds", "parallel_efficiency", "sessions"}
+
+
+def ignored_attr(name, key):
+    return key in RUN_ATTRS or (name == "run" and key in RUN_RECORD_ATTRS)
 
 
 def items(f):
     out = {}
     f.visititems(lambda name, obj: out.__setitem__(name, obj))
+    for name in list(out):
+        if any(name == r or name.startswith(r + "/") for r in RUN_RECORD):
+            del out[name]
     out["/"] = f
     return out
 
@@ -56,7 +69,7 @@ def digest(path):
             else:
                 out[name] = "group"
             for key in obj.attrs:
-                if key not in RUN_ATTRS:
+                if not ignored_attr(name, key):
                     out[f"{name}@{key}"] = fingerprint(obj.attrs[key])
     return out
 
@@ -77,7 +90,7 @@ def compare_files(path_a, path_b):
             if isinstance(oa, h5py.Dataset) and not same(oa[()], ob[()]):
                 problems.append(f"{name}: data differ")
             for key in sorted(set(oa.attrs) | set(ob.attrs)):
-                if key in RUN_ATTRS:
+                if ignored_attr(name, key):
                     continue
                 if key not in oa.attrs or key not in ob.attrs:
                     problems.append(f"{name}@{key}: attribute missing in one file")

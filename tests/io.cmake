@@ -32,3 +32,20 @@ add_test(NAME h5_checkpoint_python_package
 set_tests_properties(h5_checkpoint_schema_python h5_checkpoint_python_package PROPERTIES
   LABELS "python" TIMEOUT 30 FIXTURES_REQUIRED storq_h5_checkpoint_file DEPENDS test_h5_checkpoint
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python")
+
+# The run's record of its units (/run/units, /run/sessions): two sessions across a resume, read
+# back through HDF5; then the schema checker, the analysis package and jobs/replay_schedule.py on
+# the file the C test leaves (exact values), on files built with h5py, and on a real run.
+storq_unit_test(test_h5_units ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_units.c)
+set_tests_properties(test_h5_units PROPERTIES LABELS "unit" TIMEOUT 30
+  FIXTURES_SETUP storq_h5_units_file)
+set(STORQ_TEST_UNITS_H5 ${CMAKE_CURRENT_BINARY_DIR}/test_h5_units_left.h5)
+add_test(NAME h5_units_schema_python
+         COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_h5_schema.py
+                 ${STORQ_TEST_UNITS_H5})
+add_test(NAME replay_schedule_python
+         COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_replay_schedule.py
+                 $<TARGET_FILE:storq> ${STORQ_TEST_UNITS_H5} ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(h5_units_schema_python replay_schedule_python PROPERTIES
+  LABELS "python" TIMEOUT 30 FIXTURES_REQUIRED storq_h5_units_file DEPENDS test_h5_units
+  ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python;${STORQ_MPI_ENV}")

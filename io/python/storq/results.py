@@ -7,6 +7,8 @@
     r.observable(0, "u")        # {'mean': ..., 'stderr': ..., 'ci95': ..., 'axis': ...}
     r.quantile(0, "delay", 0.99)
     r.checkpoints()             # a partial file's unfinished points: {id: replications in}
+    r.units()                   # the run's units: where and when each ran (pandas)
+    r.sessions()                # per session: workers, wall and busy time, efficiency
 
 Only complete points are read; /checkpoints (schema 1.2, in partial files) is left alone apart
 from checkpoints(), which says how far the unfinished points got.
@@ -20,6 +22,13 @@ MAJOR = 1
 
 # Attributes of a point group that are not model parameters.
 POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events"}
+
+# The run's record of its units (docs/hdf5-schema.md, "The run's units"): the columns of
+# /run/units and /run/sessions, for the empty tables of a file without them.
+UNIT_COLUMNS = {"session": "u4", "point": "u8", "rep": "i8", "rank": "i4", "thread": "i4",
+                "start": "f8", "end": "f8", "events": "u8", "cost": "f8"}
+SESSION_COLUMNS = {"session": "u4", "workers": "i8", "units": "u8", "wall_seconds": "f8",
+                   "busy_seconds": "f8", "parallel_efficiency": "f8"}
 
 
 class FormatError(ValueError):
@@ -47,6 +56,25 @@ def _plain(value):
 
 def _attrs(obj):
     return {key: _plain(obj.attrs[key]) for key in obj.attrs}
+
+
+def _table(dset, columns):
+    """A compound dataset as a DataFrame; the given (empty) columns when there is none."""
+    if dset is None or len(dset) == 0:
+        return pd.DataFrame({name: pd.Series(dtype=t) for name, t in columns.items()})
+    return pd.DataFrame(dset[()])
+
+
+class ColumnUnits(dict):
+    """Units of the index columns by name (r.units["lambda"]). Called, r.units() is the run's
+    units table instead: the two meanings of the word share the name, both kept."""
+
+    def __init__(self, mapping, table):
+        super().__init__(mapping)
+        self._table = table
+
+    def __call__(self):
+        return self._table()
 
 
 def open(path):  # noqa: A001 - storq.open mirrors h5py.File / builtins.open on purpose
@@ -103,10 +131,32 @@ class Results:
 
     @property
     def units(self):
-        """Units of the index columns ("" for none), by column name."""
+        """Units of the index columns ("" for none), by column name; r.units() is work_units()."""
         dset = self._file["/points/index"]
         units = _plain(dset.attrs["units"]) if "units" in dset.attrs else []
-        return dict(zip(dset.dtype.names, list(units) + [""] * len(dset.dtype.names)))
+        return ColumnUnits(zip(dset.dtype.names, list(units) + [""] * len(dset.dtype.names)),
+                           self.work_units)
+
+    # ---- the run's record of its units ----
+
+    def work_units(self):
+        """/run/units: one row per work unit that ran (a replication, or a point's theory with
+        rep -1): session (0 for the first run, 1 for the first --resume, ...), point, rep, rank,
+        thread, start, end (seconds since the session's work began), events and the cost estimate
+        the scheduler ordered it by. Empty (same columns) when the file has no such table (older
+        files, a run killed before it ended). When the table is a task's (storq merge copies the
+        first input's /run), df.attrs holds its task_index and task_count."""
+        dset = self._file.get("run/units")
+        df = _table(dset, UNIT_COLUMNS)
+        if dset is not None and "task_count" in dset.attrs:
+            df.attrs = {k: int(dset.attrs[k]) for k in ("task_index", "task_count")}
+        return df
+
+    def sessions(self):
+        """/run/sessions: one row per session: workers (ranks x threads), units (rows it added),
+        wall_seconds, busy_seconds (sum of end - start) and parallel_efficiency = busy / (workers
+        x wall). The last row is /run's attributes."""
+        return _table(self._file.get("run/sessions"), SESSION_COLUMNS)
 
     def points(self):
         """Ids of the complete points, in increasing order."""

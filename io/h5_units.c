@@ -1,0 +1,394 @@
+/* The run's record of itself (docs/hdf5-schema.md, "The run's units"): /run/units, one row per
+ * work unit that ran, /run/sessions, one row per session, and /run's attributes, the latest
+ * session's. Both tables are chunked compound datasets with an unlimited length, so a session
+ * appends its rows in one write: a compound row cannot be torn the way separate column datasets
+ * of unequal lengths could be. */
+#include "h5_units.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5_util.h"
+#include "schema.h"
+
+/* Rows per chunk: a few kilobytes, so a run of a dozen units does not carry a large chunk, and a
+ * run of a million units is still written in large pieces. */
+#define UNITS_CHUNK 256
+#define SESSIONS_CHUNK 16
+
+/* A row as stored: the driver's row and the session the file gives it. */
+typedef struct unit_record {
+    uint32_t session;
+    storq_unit_row row;
+} unit_record;
+
+typedef struct session_record {
+    uint32_t session;
+    int64_t workers;
+    uint64_t units;
+    double wall, busy, efficiency;
+} session_record;
+
+/* One field: its name, file type (little-endian, packed in field order), memory type and offset. */
+typedef struct field {
+    const char *name;
+    hid_t ftype, mtype;
+    size_t offset;
+} field;
+
+/* A table's file and memory compound types. */
+typedef struct table_type {
+    hid_t ftype, mtype;
+} table_type;
+
+static void table_type_free(table_type *t)
+{
+    storq_h5u_close_type(&t->ftype);
+    storq_h5u_close_type(&t->mtype);
+}
+
+static int build_type(const field *fields, size_t n, size_t msize, table_type *t)
+{
+    size_t fsize = 0;
+    for (size_t i = 0; i < n; i++)
+        fsize += H5Tget_size(fields[i].ftype);
+    t->ftype = H5Tcreate(H5T_COMPOUND, fsize);
+    t->mtype = H5Tcreate(H5T_COMPOUND, msize);
+    int bad = t->ftype < 0 || t->mtype < 0;
+    size_t offset = 0;
+    for (size_t i = 0; i < n && !bad; i++) {
+        bad = H5Tinsert(t->ftype, fields[i].name, offset, fields[i].ftype) < 0 ||
+              H5Tinsert(t->mtype, fields[i].name, fields[i].offset, fields[i].mtype) < 0;
+        offset += H5Tget_size(fields[i].ftype);
+    }
+    if (bad)
+        table_type_free(t);
+    return bad ? -1 : 0;
+}
+
+/* The H5T_* names are run-time values, so the field lists are built in functions. */
+static int units_type(table_type *t)
+{
+    const field f[] = {
+        {STORQ_SCHEMA_UNIT_SESSION, H5T_STD_U32LE, H5T_NATIVE_UINT32,
+         offsetof(unit_record, session)},
+        {STORQ_SCHEMA_UNIT_POINT, H5T_STD_U64LE, H5T_NATIVE_UINT64,
+         offsetof(unit_record, row.point)},
+        {STORQ_SCHEMA_UNIT_REP, H5T_STD_I64LE, H5T_NATIVE_INT64, offsetof(unit_record, row.rep)},
+        {STORQ_SCHEMA_UNIT_RANK, H5T_STD_I32LE, H5T_NATIVE_INT32,
+         offsetof(unit_record, row.rank)},
+        {STORQ_SCHEMA_UNIT_THREAD, H5T_STD_I32LE, H5T_NATIVE_INT32,
+         offsetof(unit_record, row.thread)},
+        {STORQ_SCHEMA_UNIT_START, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(unit_record, row.start)},
+        {STORQ_SCHEMA_UNIT_END, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(unit_record, row.end)},
+        {STORQ_SCHEMA_UNIT_EVENTS, H5T_STD_U64LE, H5T_NATIVE_UINT64,
+         offsetof(unit_record, row.events)},
+        {STORQ_SCHEMA_UNIT_COST, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(unit_record, row.cost)},
+    };
+    return build_type(f, sizeof f / sizeof *f, sizeof(unit_record), t);
+}
+
+static int sessions_type(table_type *t)
+{
+    const field f[] = {
+        {STORQ_SCHEMA_UNIT_SESSION, H5T_STD_U32LE, H5T_NATIVE_UINT32,
+         offsetof(session_record, session)},
+        {STORQ_SCHEMA_ATTR_WORKERS, H5T_STD_I64LE, H5T_NATIVE_INT64,
+         offsetof(session_record, workers)},
+        {STORQ_SCHEMA_SESSION_UNITS, H5T_STD_U64LE, H5T_NATIVE_UINT64,
+         offsetof(session_record, units)},
+        {STORQ_SCHEMA_ATTR_WALL_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, wall)},
+        {STORQ_SCHEMA_ATTR_BUSY_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, busy)},
+        {STORQ_SCHEMA_ATTR_EFFICIENCY, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, efficiency)},
+    };
+    return build_type(f, sizeof f / sizeof *f, sizeof(session_record), t);
+}
+
+/* ---- the file ---- */
+
+/* The writer's open file; anything else is refused (see h5_checkpoint.c). */
+static int file_of(const storq_h5_file *f, hid_t *id, storq_error *err)
+{
+    *id = storq_h5_file_id(f);
+    if (*id >= 0 && H5Iget_type(*id) == H5I_FILE)
+        return STORQ_OK;
+    H5Eclear2(H5E_DEFAULT);
+    *id = -1;
+    return STORQ_RUNTIME_FAIL(err, "/run/units: no open results file");
+}
+
+/* task_index, task_count of loc (the root, or a table that carries its task); 0, 1 without. */
+static void task_of(hid_t loc, uint64_t *index, uint64_t *count)
+{
+    storq_error ignore = {0};
+    *index = 0;
+    *count = 1;
+    if (storq_h5u_has_attr(loc, STORQ_SCHEMA_ATTR_TASK_COUNT) &&
+        storq_h5u_has_attr(loc, STORQ_SCHEMA_ATTR_TASK_INDEX) &&
+        (storq_h5u_read_attr_u64(loc, STORQ_SCHEMA_ATTR_TASK_COUNT, count, &ignore) ||
+         storq_h5u_read_attr_u64(loc, STORQ_SCHEMA_ATTR_TASK_INDEX, index, &ignore) ||
+         *count <= 1)) {
+        *index = 0;
+        *count = 1;
+    }
+}
+
+/* A table that `storq merge` copied with /run from one task's file describes that task's work,
+ * not this file's: the run's own record starts over without it. */
+static int drop_foreign_tables(hid_t file, hid_t run, storq_error *err)
+{
+    if (!storq_h5u_has_link(run, STORQ_SCHEMA_UNITS))
+        return STORQ_OK;
+    hid_t d = H5Dopen2(run, STORQ_SCHEMA_UNITS, H5P_DEFAULT);
+    if (d < 0)
+        return storq_h5u_fail(err, run, "cannot open '" STORQ_SCHEMA_UNITS "'");
+    uint64_t fi, fc, ti, tc;
+    task_of(file, &fi, &fc);
+    task_of(d, &ti, &tc);
+    H5Dclose(d);
+    if (fi == ti && fc == tc)
+        return STORQ_OK;
+    const char *const names[] = {STORQ_SCHEMA_UNITS, STORQ_SCHEMA_SESSIONS};
+    for (size_t i = 0; i < 2; i++)
+        if (storq_h5u_has_link(run, names[i]) && H5Ldelete(run, names[i], H5P_DEFAULT) < 0)
+            return storq_h5u_fail(err, run, "cannot delete '%s' (another task's)", names[i]);
+    return STORQ_OK;
+}
+
+/* The largest session number in table name of run; *have is 0 when it has no row. */
+static int max_session(hid_t run, const char *name, int *have, uint32_t *max, storq_error *err)
+{
+    *have = 0;
+    *max = 0;
+    if (!storq_h5u_has_link(run, name))
+        return STORQ_OK;
+    hid_t d = H5Dopen2(run, name, H5P_DEFAULT);
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    storq_h5u_close_space(&space);
+    /* HDF5 matches compound members by name: a one-member type reads the one column. */
+    hid_t col = H5Tcreate(H5T_COMPOUND, sizeof(uint32_t));
+    int bad = d < 0 || n < 0 || col < 0 ||
+              H5Tinsert(col, STORQ_SCHEMA_UNIT_SESSION, 0, H5T_NATIVE_UINT32) < 0;
+    uint32_t *s = bad ? NULL : malloc(((size_t)n + 1) * sizeof *s);
+    if (!bad && (!s || (n > 0 && H5Dread(d, col, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) < 0)))
+        bad = 1;
+    for (hssize_t i = 0; !bad && i < n; i++) {
+        if (!*have || s[i] > *max)
+            *max = s[i];
+        *have = 1;
+    }
+    free(s);
+    storq_h5u_close_type(&col);
+    storq_h5u_close_dataset(&d);
+    if (bad)
+        return storq_h5u_fail(err, run, "cannot read the column '" STORQ_SCHEMA_UNIT_SESSION
+                              "' of '%s'", name);
+    return STORQ_OK;
+}
+
+/* 0 for a file without a record (or with another task's), else one past the largest session in
+ * either table (the sessions table may lack the row of a write cut short, or the units table the
+ * rows of a session without units). */
+static int next_session(hid_t run, uint32_t *next, storq_error *err)
+{
+    int have_u, have_s;
+    uint32_t max_u, max_s;
+    STORQ_TRY(max_session(run, STORQ_SCHEMA_UNITS, &have_u, &max_u, err));
+    STORQ_TRY(max_session(run, STORQ_SCHEMA_SESSIONS, &have_s, &max_s, err));
+    uint32_t max = have_u && (!have_s || max_u > max_s) ? max_u : max_s;
+    *next = have_u || have_s ? max + 1 : 0;
+    return STORQ_OK;
+}
+
+/* Open run/name, or create it empty (length 0, unlimited, chunked); a new units table of a task's
+ * file gets the task. */
+static int open_table(hid_t file, hid_t run, const char *name, hid_t ftype, hsize_t chunk,
+                      hid_t *d, storq_error *err)
+{
+    if (storq_h5u_has_link(run, name)) {
+        *d = H5Dopen2(run, name, H5P_DEFAULT);
+        return *d < 0 ? storq_h5u_fail(err, run, "cannot open '%s'", name) : STORQ_OK;
+    }
+    hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+    hid_t space = H5Screate_simple(1, &zero, &unlimited);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    *d = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0
+             ? H5Dcreate2(run, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)
+             : -1;
+    storq_h5u_close_space(&space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (*d < 0)
+        return storq_h5u_fail(err, run, "cannot create the table '%s'", name);
+    uint64_t index, count;
+    task_of(file, &index, &count);
+    int rc = STORQ_OK;
+    if (count > 1 && strcmp(name, STORQ_SCHEMA_UNITS) == 0) {
+        rc = storq_h5u_attr_u64(*d, STORQ_SCHEMA_ATTR_TASK_INDEX, index, err);
+        if (!rc)
+            rc = storq_h5u_attr_u64(*d, STORQ_SCHEMA_ATTR_TASK_COUNT, count, err);
+    }
+    if (rc)
+        storq_h5u_close_dataset(d);
+    return rc;
+}
+
+/* Add n rows (memory type mtype) at the end of run/name, creating the table when missing. */
+static int append(hid_t file, hid_t run, const char *name, const table_type *t, hsize_t chunk,
+                  const void *rows, size_t n, storq_error *err)
+{
+    hid_t d;
+    STORQ_TRY(open_table(file, run, name, t->ftype, chunk, &d, err));
+    hid_t fspace = H5Dget_space(d), mspace = -1;
+    hsize_t old = 0, add = n;
+    int rc = STORQ_OK;
+    if (fspace < 0 || H5Sget_simple_extent_ndims(fspace) != 1 ||
+        H5Sget_simple_extent_dims(fspace, &old, NULL) < 0) {
+        rc = storq_h5u_fail(err, run, "'%s' is not a 1-D table", name);
+    } else if (n > 0) {
+        hsize_t total = old + add;
+        storq_h5u_close_space(&fspace);
+        if (H5Dset_extent(d, &total) < 0 || (fspace = H5Dget_space(d)) < 0 ||
+            H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &old, NULL, &add, NULL) < 0 ||
+            (mspace = H5Screate_simple(1, &add, NULL)) < 0 ||
+            H5Dwrite(d, t->mtype, mspace, fspace, H5P_DEFAULT, rows) < 0)
+            rc = storq_h5u_fail(err, run, "cannot append %zu rows to '%s'", n, name);
+    }
+    storq_h5u_close_space(&mspace);
+    storq_h5u_close_space(&fspace);
+    H5Dclose(d);
+    return rc;
+}
+
+/* Set (replacing) one of /run's scalar attributes. */
+static int set_attr(hid_t run, const char *name, hid_t ftype, hid_t mtype, const void *value,
+                    storq_error *err)
+{
+    if (storq_h5u_has_attr(run, name) && H5Adelete(run, name) < 0)
+        return storq_h5u_fail(err, run, "cannot replace attribute '%s'", name);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = space >= 0 ? H5Acreate2(run, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    herr_t rc = a >= 0 ? H5Awrite(a, mtype, value) : -1;
+    if (a >= 0)
+        H5Aclose(a);
+    storq_h5u_close_space(&space);
+    if (rc < 0)
+        return storq_h5u_fail(err, run, "cannot write attribute '%s'", name);
+    return STORQ_OK;
+}
+
+static int set_run_attrs(hid_t run, const session_record *s, uint64_t sessions,
+                         storq_error *err)
+{
+    STORQ_TRY(set_attr(run, STORQ_SCHEMA_ATTR_WORKERS, H5T_STD_I64LE, H5T_NATIVE_INT64,
+                       &s->workers, err));
+    STORQ_TRY(set_attr(run, STORQ_SCHEMA_ATTR_WALL_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                       &s->wall, err));
+    STORQ_TRY(set_attr(run, STORQ_SCHEMA_ATTR_BUSY_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                       &s->busy, err));
+    STORQ_TRY(set_attr(run, STORQ_SCHEMA_ATTR_EFFICIENCY, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                       &s->efficiency, err));
+    return set_attr(run, STORQ_SCHEMA_ATTR_SESSIONS, H5T_STD_U64LE, H5T_NATIVE_UINT64, &sessions,
+                    err);
+}
+
+/* The number of rows of run/name (0 when missing). */
+static uint64_t table_rows(hid_t run, const char *name)
+{
+    if (!storq_h5u_has_link(run, name))
+        return 0;
+    hid_t d = H5Dopen2(run, name, H5P_DEFAULT);
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    storq_h5u_close_space(&space);
+    storq_h5u_close_dataset(&d);
+    H5Eclear2(H5E_DEFAULT);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+/* ---- this session ---- */
+
+static int check_input(const storq_unit_row *rows, size_t n, int workers, double wall,
+                       storq_error *err)
+{
+    if (n > 0 && !rows)
+        return STORQ_RUNTIME_FAIL(err, "/run/units: %zu rows but no row array", n);
+    if (workers < 1)
+        return STORQ_RUNTIME_FAIL(err, "/run/units: %d workers; a run has at least 1", workers);
+    if (!(wall >= 0))
+        return STORQ_RUNTIME_FAIL(err, "/run/units: wall time %g s is not a duration", wall);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].rep < STORQ_UNIT_REP_THEORY)
+            return STORQ_RUNTIME_FAIL(err, "/run/units: row %zu has rep %lld", i,
+                                      (long long)rows[i].rep);
+    return STORQ_OK;
+}
+
+static session_record summarize(uint32_t session, const storq_unit_row *rows, size_t n,
+                                int workers, double wall)
+{
+    session_record s = {.session = session, .workers = workers, .units = n, .wall = wall};
+    for (size_t i = 0; i < n; i++)
+        s.busy += rows[i].end - rows[i].start;
+    /* A session that measured no time (nothing to run) has no efficiency. */
+    s.efficiency = wall > 0 ? s.busy / ((double)workers * wall) : NAN;
+    return s;
+}
+
+static int write_session(hid_t file, hid_t run, const storq_unit_row *rows, size_t n,
+                         int workers, double wall, storq_error *err)
+{
+    STORQ_TRY(drop_foreign_tables(file, run, err));
+    uint32_t session;
+    STORQ_TRY(next_session(run, &session, err));
+    unit_record *recs = malloc((n + 1) * sizeof *recs);
+    if (!recs)
+        return STORQ_RUNTIME_FAIL(err, "out of memory for %zu rows of /run/units", n);
+    for (size_t i = 0; i < n; i++) {
+        memset(&recs[i], 0, sizeof recs[i]);
+        recs[i].session = session;
+        recs[i].row = rows[i];
+    }
+    session_record s = summarize(session, rows, n, workers, wall);
+    table_type ut = {-1, -1}, st = {-1, -1};
+    int rc = STORQ_OK;
+    if (units_type(&ut) || sessions_type(&st))
+        rc = storq_h5u_fail(err, run, "cannot build the types of /run/units");
+    /* Rows first, the session's summary after, /run's attributes last. */
+    if (!rc)
+        rc = append(file, run, STORQ_SCHEMA_UNITS, &ut, UNITS_CHUNK, recs, n, err);
+    if (!rc)
+        rc = append(file, run, STORQ_SCHEMA_SESSIONS, &st, SESSIONS_CHUNK, &s, 1, err);
+    if (!rc)
+        rc = set_run_attrs(run, &s, table_rows(run, STORQ_SCHEMA_SESSIONS), err);
+    table_type_free(&ut);
+    table_type_free(&st);
+    free(recs);
+    return rc;
+}
+
+int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n, int workers,
+                         double wall_seconds, storq_error *err)
+{
+    hid_t file;
+    STORQ_TRY(file_of(f, &file, err));
+    STORQ_TRY(check_input(rows, n, workers, wall_seconds, err));
+    hid_t run = H5Gopen2(file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
+    if (run < 0)
+        return storq_h5u_fail(err, file, "cannot open the group '/" STORQ_SCHEMA_RUN "'");
+    int rc = write_session(file, run, rows, n, workers, wall_seconds, err);
+    H5Gclose(run);
+    if (!rc && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        rc = storq_h5u_fail(err, file, "cannot flush /run/units");
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* The run's record of itself: one row per work unit it ran (a replication, or a point's theory),
+ * with where and when, and the run's parallel efficiency, so a user can see how busy the workers
+ * were and replay the unit costs on more workers before sizing an allocation
+ * (jobs/replay_schedule.py). Written by rank 0 when a run ends, finished or not
+ * (docs/hdf5-schema.md, "The run's units"). */
+#ifndef STORQ_H5_UNITS_H
+#define STORQ_H5_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "h5_writer.h"
+
+#define STORQ_UNIT_REP_THEORY (-1) /* rep of a point's theory unit */
+
+typedef struct storq_unit_row {
+    uint64_t point;
+    int64_t rep;       /* replication index, or STORQ_UNIT_REP_THEORY */
+    int32_t rank, thread;
+    double start, end; /* seconds since the run's work began (every rank's clock, set at a barrier) */
+    uint64_t events;   /* simulated events (0 for theory) */
+    double cost;       /* the model's cost estimate the scheduler ordered the unit by (theory: 0) */
+} storq_unit_row;
+
+/* Append this session's rows to /run/units (a resumed run adds its own after the earlier ones,
+ * with its session number: one past the largest in the file, 0 in a file without any), its row
+ * to /run/sessions, and set /run's attributes for this session: workers (ranks x threads),
+ * wall_seconds (from the work's start to its end), busy_seconds (sum of end - start),
+ * parallel_efficiency = busy / (workers x wall) (NaN when wall is 0), sessions (how many). n may
+ * be 0 (the session still counts). A table another task wrote (copied by storq merge) is
+ * replaced, not extended. Rows with rep below -1, fewer than 1 worker or a wall time that is not
+ * a duration are runtime errors that write nothing. Adds no format_version. Flushes. */
+int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n, int workers,
+                         double wall_seconds, storq_error *err);
+
+#endif
