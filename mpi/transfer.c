@@ -5,7 +5,7 @@
 #include <string.h>
 
 #define TAG_RESULT 7101
-#define HEADER_WORDS 8 /* kind, point, rep, four words per kind, the unit's compute seconds */
+#define HEADER_WORDS 11 /* kind, point, rep, four words per kind, thread, start, end, spare */
 #define TEXT_WORDS ((STORQ_NAME_MAX + 32 + 256 + STORQ_NAME_MAX) / 8) /* an array's strings */
 #define DONE_WORDS (sizeof(((storq_error *)0)->msg) / 8)
 
@@ -95,7 +95,7 @@ static uint64_t bits(double x)
 }
 
 int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_record *rec,
-                      double seconds, storq_error *err)
+                      const storq_unit_time *time, storq_error *err)
 {
     const storq_observables *s = rec->schema;
     size_t n = HEADER_WORDS + s->nvalues + s->ncounts + s->nminmax;
@@ -103,7 +103,8 @@ int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_rec
     if (!w)
         return STORQ_ERR_RUNTIME;
     uint64_t head[HEADER_WORDS] = {STORQ_MSG_RECORD, point, rep, rec->events, s->nvalues,
-                                   s->ncounts, s->nminmax, bits(seconds)};
+                                   s->ncounts, s->nminmax, (uint64_t)time->thread,
+                                   bits(time->start), bits(time->end), 0};
     memcpy(w, head, sizeof head);
     uint64_t *q = w + HEADER_WORDS;
     memcpy(q, rec->values, s->nvalues * sizeof *q);
@@ -112,8 +113,8 @@ int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_rec
     return post(o, w, n, err);
 }
 
-int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t, double seconds,
-                      storq_error *err)
+int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t,
+                      const storq_unit_time *time, storq_error *err)
 {
     size_t n = HEADER_WORDS;
     for (size_t i = 0; i < t->n; i++)
@@ -121,7 +122,10 @@ int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t, doub
     uint64_t *w = alloc_words(n, err);
     if (!w)
         return STORQ_ERR_RUNTIME;
-    uint64_t head[HEADER_WORDS] = {STORQ_MSG_THEORY, point, 0, t->n, 0, 0, 0, bits(seconds)};
+    uint64_t head[HEADER_WORDS] = {STORQ_MSG_THEORY, point,           0,
+                                   t->n,             0,               0,
+                                   0,                (uint64_t)time->thread,
+                                   bits(time->start), bits(time->end), 0};
     memcpy(w, head, sizeof head);
     char *q = (char *)(w + HEADER_WORDS);
     for (size_t i = 0; i < t->n; i++) {
@@ -145,7 +149,7 @@ int storq_send_done(storq_outbox *o, const storq_error *status, storq_error *err
     uint64_t *w = alloc_words(n, err);
     if (!w)
         return STORQ_ERR_RUNTIME;
-    uint64_t head[HEADER_WORDS] = {STORQ_MSG_DONE, 0, 0, (uint64_t)status->code, 0, 0, 0, 0};
+    uint64_t head[HEADER_WORDS] = {STORQ_MSG_DONE, 0, 0, (uint64_t)status->code, 0, 0, 0, 0, 0, 0, 0};
     memcpy(w, head, sizeof head);
     memcpy(w + HEADER_WORDS, status->msg, sizeof status->msg);
     return post(o, w, n, err);
@@ -199,7 +203,10 @@ int storq_receive(MPI_Comm comm, storq_message *m, storq_error *err)
     m->kind = (storq_msg_kind)m->words[0];
     m->point = (size_t)m->words[1];
     m->rep = (size_t)m->words[2];
-    memcpy(&m->seconds, &m->words[7], sizeof m->seconds);
+    m->time.thread = (int)m->words[7];
+    memcpy(&m->time.start, &m->words[8], sizeof m->time.start);
+    memcpy(&m->time.end, &m->words[9], sizeof m->time.end);
+    m->events = m->words[3];
     if (m->kind == STORQ_MSG_DONE) {
         if (m->nwords != HEADER_WORDS + DONE_WORDS)
             return -STORQ_RUNTIME_FAIL(err, "a DONE message from rank %d is malformed", m->source);

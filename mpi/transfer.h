@@ -23,15 +23,21 @@ typedef enum storq_msg_kind {
     STORQ_MSG_DONE = 3    /* the sender has no more results; its status and message */
 } storq_msg_kind;
 
+/* Where and when a unit ran: the thread, and its start and end in seconds on the rank's clock
+ * since the run's work began. */
+typedef struct storq_unit_time {
+    int thread;
+    double start, end;
+} storq_unit_time;
+
 /* A rank's sends in flight. */
 typedef struct storq_outbox storq_outbox;
 
 int storq_outbox_create(MPI_Comm comm, storq_outbox **out, storq_error *err);
-/* seconds: the unit's compute time, for the point's worker-seconds. */
 int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_record *rec,
-                      double seconds, storq_error *err);
-int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t, double seconds,
-                      storq_error *err);
+                      const storq_unit_time *time, storq_error *err);
+int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t,
+                      const storq_unit_time *time, storq_error *err);
 /* The last message of a rank: its status code and, when it failed, the message. */
 int storq_send_done(storq_outbox *o, const storq_error *status, storq_error *err);
 /* Wait for every send to complete, then free the box. Accepts NULL and *o == NULL. */
@@ -42,7 +48,8 @@ typedef struct storq_message {
     storq_msg_kind kind;
     int source;
     size_t point, rep;
-    double seconds;  /* RECORD, THEORY: the unit's compute time */
+    storq_unit_time time; /* RECORD, THEORY: where and when the unit ran */
+    uint64_t events;      /* RECORD: the replication's events */
     uint64_t *words; /* owned; the packed body */
     size_t nwords;
     storq_error status; /* DONE: the sender's status */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "h5_checkpoint.h"
+#include "h5_units.h"
 #include "h5_writer.h"
 #include "interrupt.h"
 #include "progress.h"
@@ -49,6 +50,10 @@ typedef struct run_state {
     double checkpoint_every;  /* rank 0: seconds between checkpoints of unfinished points */
     double last_checkpoint;
     size_t reps_resumed;      /* replications taken from checkpoints by --resume */
+    double t0;                /* when the work began (every rank, just after a collective) */
+    int workers;              /* ranks x threads, all ranks together */
+    storq_unit_row *rows;     /* rank 0: every unit that ran, for /run/units */
+    size_t nrows, caprows;
     int stop;                 /* set when this rank stops taking units (failure or signal) */
     storq_error status;       /* this rank's first failure (rank 0: the run's) */
 } run_state;
@@ -209,9 +214,27 @@ static int point_complete(const run_state *st, size_t p)
     return ps->theory_in && ps->reps_in == st->spec->replications;
 }
 
+/* Rank 0, holding storq_collect: remember where and when a unit ran. */
+static int add_row(run_state *st, size_t p, int64_t rep, int rank, const storq_unit_time *time,
+                   uint64_t events, storq_error *err)
+{
+    if (st->nrows == st->caprows) {
+        size_t cap = st->caprows ? 2 * st->caprows : 256;
+        storq_unit_row *grown = realloc(st->rows, cap * sizeof *grown);
+        if (!grown)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        st->rows = grown;
+        st->caprows = cap;
+    }
+    st->rows[st->nrows++] = (storq_unit_row){
+        .point = p, .rep = rep, .rank = rank, .thread = time->thread, .start = time->start,
+        .end = time->end, .events = events, .cost = rep < 0 ? 0.0 : st->cost[p]};
+    return STORQ_OK;
+}
+
 /* Rank 0 takes in one replication's record (its own or a received one). */
-static int deliver_record(run_state *st, size_t p, size_t r, const storq_record *rec,
-                          double seconds, storq_error *err)
+static int deliver_record(run_state *st, size_t p, size_t r, const storq_record *rec, int rank,
+                          const storq_unit_time *time, storq_error *err)
 {
     int rc = STORQ_OK;
 #pragma omp critical(storq_collect)
@@ -221,7 +244,10 @@ static int deliver_record(run_state *st, size_t p, size_t r, const storq_record 
             rc = point_state_init(st, p, err);
         if (!rc && ps->rep_in[r])
             rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
+        if (!rc)
+            rc = add_row(st, p, (int64_t)r, rank, time, rec->events, err);
         if (!rc) {
+            double seconds = time->end - time->start;
             storq_point_result_add(&ps->res, r, rec);
             ps->rep_in[r] = 1;
             ps->reps_in++;
@@ -240,8 +266,8 @@ static int deliver_record(run_state *st, size_t p, size_t r, const storq_record 
 }
 
 /* Rank 0 takes in a point's theory (ownership of its arrays passes). */
-static int deliver_theory(run_state *st, size_t p, storq_theory *t, double seconds,
-                          storq_error *err)
+static int deliver_theory(run_state *st, size_t p, storq_theory *t, int rank,
+                          const storq_unit_time *time, storq_error *err)
 {
     int rc = STORQ_OK;
 #pragma omp critical(storq_collect)
@@ -250,8 +276,9 @@ static int deliver_theory(run_state *st, size_t p, storq_theory *t, double secon
         ps->theory = *t;
         memset(t, 0, sizeof *t);
         ps->theory_in = 1;
-        ps->seconds += seconds;
-        if (point_complete(st, p))
+        ps->seconds += time->end - time->start;
+        rc = add_row(st, p, STORQ_UNIT_REP_THEORY, rank, time, 0, err);
+        if (!rc && point_complete(st, p))
             rc = finish_point(st, p, err);
     }
     return rc;
@@ -275,13 +302,13 @@ static int collect(run_state *st, storq_error *err)
             if (!rc)
                 rc = storq_message_record(&m, &rec, err);
             if (!rc)
-                rc = deliver_record(st, m.point, m.rep, &rec, m.seconds, err);
+                rc = deliver_record(st, m.point, m.rep, &rec, m.source, &m.time, err);
             storq_record_free(&rec);
         } else if (m.kind == STORQ_MSG_THEORY && m.point < st->spec->npoints) {
             storq_theory t = {0};
             rc = storq_message_theory(&m, &t, err);
             if (!rc)
-                rc = deliver_theory(st, m.point, &t, m.seconds, err);
+                rc = deliver_theory(st, m.point, &t, m.source, &m.time, err);
             storq_theory_free(&t);
         } else if (m.kind == STORQ_MSG_DONE) {
 #pragma omp critical(storq_collect)
@@ -306,15 +333,15 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
     const storq_run_spec *spec = st->spec;
     const storq_model *model = spec->model;
     size_t p = u->point;
-    double t0 = storq_now();
+    storq_unit_time time = {.thread = omp_get_thread_num(), .start = storq_now() - st->t0};
     int rc;
     if (u->rep == STORQ_UNIT_THEORY) {
         storq_theory t = {0};
         rc = model->theory(st->ctx[p], &t, err);
-        double seconds = storq_now() - t0;
+        time.end = storq_now() - st->t0;
         if (!rc)
-            rc = st->rank == 0 ? deliver_theory(st, p, &t, seconds, err)
-                               : storq_send_theory(st->outbox, p, &t, seconds, err);
+            rc = st->rank == 0 ? deliver_theory(st, p, &t, 0, &time, err)
+                               : storq_send_theory(st->outbox, p, &t, &time, err);
         storq_theory_free(&t);
         return rc;
     }
@@ -324,10 +351,10 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
         return rc;
     storq_stream_key key = {spec->seed, p, (uint64_t)u->rep};
     rc = model->replicate(st->ctx[p], &key, &rec, err);
-    double seconds = storq_now() - t0;
+    time.end = storq_now() - st->t0;
     if (!rc)
-        rc = st->rank == 0 ? deliver_record(st, p, (size_t)u->rep, &rec, seconds, err)
-                           : storq_send_record(st->outbox, p, (size_t)u->rep, &rec, seconds, err);
+        rc = st->rank == 0 ? deliver_record(st, p, (size_t)u->rep, &rec, 0, &time, err)
+                           : storq_send_record(st->outbox, p, (size_t)u->rep, &rec, &time, err);
     storq_record_free(&rec);
     return rc;
 }
@@ -416,6 +443,9 @@ static void finish_work(run_state *st)
     int rc;
 #pragma omp critical(storq_collect)
     rc = write_checkpoints(st, 1, &e);
+    if (!rc && st->file)
+        rc = storq_h5_write_units(st->file, st->rows, st->nrows, st->workers,
+                                  storq_now() - st->t0, &e);
     if (rc && !st->status.code)
         st->status = e;
 }
@@ -439,6 +469,7 @@ static void release(run_state *st)
     free(st->done);
     free(st->units);
     free(st->points);
+    free(st->rows);
     storq_error ignore = {0};
     storq_outbox_destroy(&st->outbox, &ignore);
     storq_workqueue_destroy(&st->wq);
@@ -544,6 +575,9 @@ static int start_work(run_state *st, storq_error *err)
     rc = storq_reduce_status(rc, st->comm);
     if (!rc)
         rc = storq_reduce_status(storq_workqueue_create(st->comm, 1, &st->wq, err), st->comm);
+    st->workers = omp_get_max_threads();
+    MPI_Allreduce(MPI_IN_PLACE, &st->workers, 1, MPI_INT, MPI_SUM, st->comm);
+    st->t0 = storq_now(); /* just after a collective: the ranks' clocks start within a moment */
     return rc;
 }
 
