@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_run.h"
 #include "h5_checkpoint.h"
 #include "h5_info.h"
 #include "h5_merge.h"
@@ -22,36 +23,6 @@
 
 #define NPOINTS 2
 #define REPS 5
-
-static const storq_param_def cp_params[] = {
-    {.name = "n", .type = STORQ_PARAM_INT, .def = "10", .min = 1, .max = 1e9, .unit = "servers",
-     .doc = "number of servers"},
-    {.name = NULL}}; /* end */
-
-static const storq_model cp_model = {.name = "cpfake", .summary = "test-only model",
-                                     .params = cp_params};
-
-static const char *const config_text = "[run]\nmodel = cpfake\nreplications = 5\nseed = 3\n\n"
-                                       "[cpfake]\nn = 10 20\n";
-
-static void make_points(storq_params *points)
-{
-    for (size_t p = 0; p < NPOINTS; p++) {
-        points[p].model = &cp_model;
-        points[p].n = 1;
-        points[p].v = calloc(1, sizeof *points[p].v);
-        points[p].v[0].i = 10 * (long long)(p + 1);
-        points[p].v[0].s = strdup(p ? "20" : "10");
-    }
-}
-
-static void free_points(storq_params *points)
-{
-    for (size_t p = 0; p < NPOINTS; p++) {
-        free(points[p].v[0].s);
-        free(points[p].v);
-    }
-}
 
 /* A scalar, a matrix_rows x 3 matrix and an integer histogram: with 2 rows nvalues 8, ncounts 6,
  * nminmax 2; with 3 rows the shapes no longer match a checkpoint of the usual ones. */
@@ -176,12 +147,9 @@ static int contains(const char *path, const char *needle)
     return found;
 }
 
-static storq_run_meta make_meta(const char *out)
+static storq_run_meta make_meta(void)
 {
-    static char command[256];
-    snprintf(command, sizeof command, "storq run cpfake.ini -o %s", out);
-    return (storq_run_meta){.command_line = command, .config_text = config_text, .seed = 3,
-                            .replications = REPS, .mpi_ranks = 1, .omp_threads = 1};
+    return fake_meta(REPS, 3, 0, 1);
 }
 
 /* The whole point p (every replication) written complete, as the driver does. */
@@ -210,10 +178,10 @@ static void test_round_trip(const storq_params *points)
     const char *final = "test_h5_checkpoint.h5", *partial = "test_h5_checkpoint.h5.partial";
     remove(final);
     remove(partial);
-    storq_run_meta meta = make_meta(final);
+    storq_run_meta meta = make_meta();
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &cp_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     CHECK(minor_version(partial) == 0);
 
     snapshot w;
@@ -226,7 +194,7 @@ static void test_round_trip(const storq_params *points)
     storq_h5_close(&f);
 
     unsigned char done[NPOINTS] = {9, 9};
-    CHECK(storq_h5_resume(final, &meta, &cp_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 0 && done[1] == 0);
     snapshot r;
     double seconds = -1;
@@ -306,12 +274,12 @@ static void test_task_version(const storq_params *points)
 {
     const char *final = "test_h5_checkpoint_task.h5";
     const char *partial = "test_h5_checkpoint_task.h5.partial";
-    storq_run_meta meta = make_meta(final);
+    storq_run_meta meta = make_meta();
     meta.task_index = 1;
     meta.task_count = 2;
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &cp_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     CHECK(minor_version(partial) == STORQ_SCHEMA_MINOR_TASKS);
     snapshot w;
     snapshot_init(&w, 2, REPS);
@@ -331,10 +299,10 @@ static void test_resume_tidies(const storq_params *points)
 {
     const char *final = "test_h5_checkpoint_tidy.h5";
     const char *partial = "test_h5_checkpoint_tidy.h5.partial";
-    storq_run_meta meta = make_meta(final);
+    storq_run_meta meta = make_meta();
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &cp_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     snapshot w;
     snapshot_init(&w, 2, REPS);
     snapshot_add(&w, 0);
@@ -354,7 +322,7 @@ static void test_resume_tidies(const storq_params *points)
     CHECK(minor_version(partial) == STORQ_SCHEMA_MINOR_CHECKPOINTS);
 
     unsigned char done[NPOINTS];
-    CHECK(storq_h5_resume(final, &meta, &cp_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 1 && done[1] == 0);
     snapshot r;
     double seconds;
@@ -372,10 +340,10 @@ static void test_no_growth(const storq_params *points)
 {
     const char *final = "test_h5_checkpoint_growth.h5";
     const char *partial = "test_h5_checkpoint_growth.h5.partial";
-    storq_run_meta meta = make_meta(final);
+    storq_run_meta meta = make_meta();
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &cp_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     snapshot w;
     snapshot_init(&w, 2, REPS);
     snapshot_add(&w, 0);
@@ -400,10 +368,10 @@ static void test_left_behind(const storq_params *points)
 {
     const char *final = "test_h5_checkpoint_left.h5";
     const char *partial = "test_h5_checkpoint_left.h5.partial";
-    storq_run_meta meta = make_meta(final);
+    storq_run_meta meta = make_meta();
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &cp_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     snapshot w;
     snapshot_init(&w, 2, REPS);
     snapshot_add(&w, 1);
@@ -447,12 +415,12 @@ int main(int argc, char **argv)
         return 1;
     }
     storq_params points[NPOINTS];
-    make_points(points);
+    fake_points(points, NPOINTS);
     test_round_trip(points);
     test_task_version(points);
     test_resume_tidies(points);
     test_no_growth(points);
     test_left_behind(points);
-    free_points(points);
+    fake_points_free(points, NPOINTS);
     return check_report("test_h5_checkpoint");
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fake_run.h"
 #include "h5_info.h"
 #include "h5_merge.h"
 #include "h5_units.h"
@@ -23,38 +24,9 @@
 #define NPOINTS 2
 #define REPS 3
 
-static const storq_param_def u_params[] = {
-    {.name = "n", .type = STORQ_PARAM_INT, .def = "10", .min = 1, .max = 1e9, .unit = "servers",
-     .doc = "number of servers"},
-    {.name = NULL}}; /* end */
-
-static const storq_model u_model = {.name = "unitfake", .summary = "test-only model",
-                                    .params = u_params};
-
-static const char *const config_text = "[run]\nmodel = unitfake\nreplications = 3\nseed = 5\n\n"
-                                       "[unitfake]\nn = 10 20\n";
-
-static void make_points(storq_params *points)
-{
-    for (size_t p = 0; p < NPOINTS; p++) {
-        points[p].model = &u_model;
-        points[p].n = 1;
-        points[p].v = calloc(1, sizeof *points[p].v);
-        points[p].v[0].i = 10 * (long long)(p + 1);
-    }
-}
-
-static void free_points(storq_params *points)
-{
-    for (size_t p = 0; p < NPOINTS; p++)
-        free(points[p].v);
-}
-
 static storq_run_meta make_meta(size_t task_index, size_t task_count)
 {
-    return (storq_run_meta){.command_line = "storq run unitfake.ini", .config_text = config_text,
-                            .seed = 5, .replications = REPS, .mpi_ranks = 1, .omp_threads = 2,
-                            .task_index = task_index, .task_count = task_count};
+    return fake_meta(REPS, 5, task_index, task_count);
 }
 
 /* Point p complete (one scalar observable), as the driver writes it. */
@@ -299,7 +271,7 @@ static void test_sessions(const storq_params *points)
     storq_run_meta meta = make_meta(0, 1);
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &u_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     CHECK(write_complete(f, points, 1) == STORQ_OK);
     CHECK(storq_h5_write_units(f, first, NFIRST, 2, 2.5, &err) == STORQ_OK);
     storq_h5_close(&f); /* a run stopped before point 0 finished */
@@ -318,7 +290,7 @@ static void test_sessions(const storq_params *points)
 
     unsigned char done[NPOINTS];
     err = (storq_error){0};
-    CHECK(storq_h5_resume(final, &meta, &u_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 0 && done[1] == 1);
     CHECK(write_complete(f, points, 0) == STORQ_OK);
     CHECK(storq_h5_write_units(f, second, NSECOND, 4, 1.25, &err) == STORQ_OK);
@@ -357,7 +329,7 @@ static void test_empty_and_refusals(const storq_params *points)
     storq_run_meta meta = make_meta(0, 1);
     storq_error err = {0};
     storq_h5_file *f = NULL;
-    CHECK(storq_h5_create(final, &meta, &u_model, points, NPOINTS, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_create(final, &meta, &fake_model, points, NPOINTS, &f, &err) == STORQ_OK);
     CHECK(storq_h5_write_units(f, NULL, 0, 1, 0, &err) == STORQ_OK);
     CHECK(storq_h5_write_units(f, second, 1, 1, 1, &err) == STORQ_OK);
     stored_row *rows;
@@ -403,7 +375,7 @@ static void test_merge(const storq_params *points)
         storq_run_meta meta = make_meta(task, 2);
         storq_h5_file *f = NULL;
         const storq_unit_row row = {.point = task, .rep = 0, .start = 0, .end = 1, .cost = 1};
-        CHECK(storq_h5_create(task ? t1 : t0, &meta, &u_model, points, NPOINTS, &f, &err) ==
+        CHECK(storq_h5_create(task ? t1 : t0, &meta, &fake_model, points, NPOINTS, &f, &err) ==
               STORQ_OK);
         CHECK(write_complete(f, points, task) == STORQ_OK);
         CHECK(storq_h5_write_units(f, &row, 1, 1, 2, &err) == STORQ_OK);
@@ -437,7 +409,7 @@ static void test_merge(const storq_params *points)
     storq_h5_file *f = NULL;
     unsigned char done[NPOINTS];
     err = (storq_error){0};
-    CHECK(storq_h5_resume(merged, &meta, &u_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(merged, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 0 && done[1] == 1);
     CHECK(write_complete(f, points, 0) == STORQ_OK);
     CHECK(storq_h5_write_units(f, second, NSECOND, 4, 1.25, &err) == STORQ_OK);
@@ -464,10 +436,10 @@ int main(int argc, char **argv)
         return 1;
     }
     storq_params points[NPOINTS];
-    make_points(points);
+    fake_points(points, NPOINTS);
     test_sessions(points);
     test_empty_and_refusals(points);
     test_merge(points);
-    free_points(points);
+    fake_points_free(points, NPOINTS);
     return check_report("test_h5_units");
 }
