@@ -524,12 +524,29 @@ static int write_arrays(hid_t point, const char *name, const storq_theory *t, st
     return rc;
 }
 
+static int write_precision_attrs(hid_t g, const storq_point_precision *pr, storq_error *err)
+{
+    STORQ_TRY(storq_h5u_attr_f64(g, STORQ_SCHEMA_ATTR_PRECISION_TARGET, pr->target, err));
+    STORQ_TRY(storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_PRECISION_OBSERVABLE, pr->observable,
+                                    err));
+    STORQ_TRY(storq_h5u_attr_f64(g, STORQ_SCHEMA_ATTR_PRECISION_ACHIEVED, pr->achieved, err));
+    STORQ_TRY(storq_h5u_attr_u64(g, STORQ_SCHEMA_ATTR_MAX_REPLICATIONS, pr->max_replications,
+                                 err));
+    STORQ_TRY(storq_h5u_attr_u64(g, STORQ_SCHEMA_ATTR_PRECISION_MET, pr->met ? 1 : 0, err));
+    return storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_STOPPED_BECAUSE,
+                                 pr->met ? "precision target met" : "max_replications reached",
+                                 err);
+}
+
 static int write_point_body(hid_t g, const storq_h5_file *f, const storq_params *params,
                             const storq_point_result *res, const storq_summary *summary,
                             const storq_theory *theory, const storq_theory *comparison,
-                            double wall_seconds, storq_error *err)
+                            double wall_seconds, const storq_point_precision *precision,
+                            storq_error *err)
 {
     STORQ_TRY(write_point_attrs(g, f, params, res, wall_seconds, err));
+    if (precision)
+        STORQ_TRY(write_precision_attrs(g, precision, err));
     STORQ_TRY(write_observables(g, res, summary, err));
     STORQ_TRY(write_arrays(g, STORQ_SCHEMA_THEORY, theory, err));
     STORQ_TRY(write_arrays(g, STORQ_SCHEMA_COMPARISON, comparison, err));
@@ -540,7 +557,8 @@ static int write_point_body(hid_t g, const storq_h5_file *f, const storq_params 
 int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *params,
                          const storq_point_result *res, const storq_summary *summary,
                          const storq_theory *theory, const storq_theory *comparison,
-                         double wall_seconds, storq_error *err)
+                         double wall_seconds, const storq_point_precision *precision,
+                         storq_error *err)
 {
     char name[STORQ_SCHEMA_POINT_PATH_MAX];
     storq_schema_point_path(point_id, name, sizeof name);
@@ -548,7 +566,8 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
         return storq_h5u_fail(err, f->file, "point %zu was already written", point_id);
     hid_t g;
     STORQ_TRY(storq_h5u_create_group(f->file, name, &g, err));
-    int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds, err);
+    int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds,
+                              precision, err);
     H5Gclose(g);
     STORQ_TRY(rc);
     if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)

@@ -37,11 +37,22 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
                     size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err);
 
-/* Write /points/NNNNNN (attributes, observables, replications, theory, comparison) and flush. */
+/* Why a point run with a precision target stopped where it did (point attributes). */
+typedef struct storq_point_precision {
+    double target;            /* the 95% CI half-width over |mean| asked for */
+    const char *observable;   /* the scalar it was asked of */
+    size_t max_replications;
+    int met;                  /* 1: the target was met at res->replications */
+    double achieved;          /* the half-width over |mean| at res->replications */
+} storq_point_precision;
+
+/* Write /points/NNNNNN (attributes, observables, replications, theory, comparison) and flush.
+ * precision: NULL, or why a point with a precision target stopped (its attributes). */
 int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *params,
                          const storq_point_result *res, const storq_summary *summary,
                          const storq_theory *theory, const storq_theory *comparison,
-                         double wall_seconds, storq_error *err);
+                         double wall_seconds, const storq_point_precision *precision,
+                         storq_error *err);
 
 /* The open HDF5 file, for the other writers of the same file (checkpoints); -1 when closed. */
 hid_t storq_h5_file_id(const storq_h5_file *f);

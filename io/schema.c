@@ -19,7 +19,9 @@ const char *const storq_schema_root_attrs[] = {
 const char *const storq_schema_point_names[] = {
     STORQ_SCHEMA_INDEX_POINT,       STORQ_SCHEMA_ATTR_MODEL,        STORQ_SCHEMA_ATTR_STATUS,
     STORQ_SCHEMA_ATTR_REPLICATIONS, STORQ_SCHEMA_ATTR_WALL_SECONDS, STORQ_SCHEMA_ATTR_EVENTS,
-    NULL};
+    STORQ_SCHEMA_ATTR_PRECISION_TARGET, STORQ_SCHEMA_ATTR_PRECISION_OBSERVABLE,
+    STORQ_SCHEMA_ATTR_PRECISION_ACHIEVED, STORQ_SCHEMA_ATTR_PRECISION_MET,
+    STORQ_SCHEMA_ATTR_MAX_REPLICATIONS, STORQ_SCHEMA_ATTR_STOPPED_BECAUSE, NULL};
 
 /* A usage error worded "LABEL: what", or "what" without a label. */
 static int refuse(storq_error *err, const char *label, const char *fmt, ...)

@@ -58,6 +58,13 @@
 #define STORQ_SCHEMA_COMPLETE "complete"
 #define STORQ_SCHEMA_ATTR_WALL_SECONDS "wall_seconds"
 #define STORQ_SCHEMA_ATTR_EVENTS "events"
+/* A point run with a precision target (--precision): the target, what it reached, why it stopped. */
+#define STORQ_SCHEMA_ATTR_PRECISION_TARGET "precision_target"
+#define STORQ_SCHEMA_ATTR_PRECISION_OBSERVABLE "precision_observable"
+#define STORQ_SCHEMA_ATTR_PRECISION_ACHIEVED "precision_achieved"
+#define STORQ_SCHEMA_ATTR_PRECISION_MET "precision_met"
+#define STORQ_SCHEMA_ATTR_MAX_REPLICATIONS "max_replications"
+#define STORQ_SCHEMA_ATTR_STOPPED_BECAUSE "stopped_because"
 #define STORQ_SCHEMA_OBSERVABLES "observables"
 #define STORQ_SCHEMA_REPLICATIONS "replications"
 #define STORQ_SCHEMA_THEORY "theory"

@@ -55,6 +55,18 @@ void storq_workqueue_drain(storq_workqueue *wq, size_t c, int64_t n)
     }
 }
 
+int64_t storq_workqueue_read(storq_workqueue *wq, size_t c)
+{
+    const int64_t unused = 0;
+    int64_t got = 0;
+#pragma omp critical(storq_mpi)
+    {
+        MPI_Fetch_and_op(&unused, &got, MPI_INT64_T, 0, (MPI_Aint)c, MPI_NO_OP, wq->win);
+        MPI_Win_flush(0, wq->win);
+    }
+    return got;
+}
+
 void storq_workqueue_destroy(storq_workqueue **wq)
 {
     if (!wq || !*wq)

@@ -19,6 +19,8 @@ int64_t storq_workqueue_next(storq_workqueue *wq, size_t c);
 /* Advance counter c by n at once: after a failure, so that every worker anywhere finds the
  * queue empty after its current unit. */
 void storq_workqueue_drain(storq_workqueue *wq, size_t c, int64_t n);
+/* The current value of counter c (a flag some other process may have set). */
+int64_t storq_workqueue_read(storq_workqueue *wq, size_t c);
 /* Collective. Accepts NULL and *wq == NULL. */
 void storq_workqueue_destroy(storq_workqueue **wq);
 

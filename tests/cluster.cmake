@@ -10,5 +10,5 @@ set_tests_properties(test_cluster_stats PROPERTIES TIMEOUT 30 LABELS "cluster;st
 
 add_test(NAME e2e_cluster_errors
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_cluster_errors.sh $<TARGET_FILE:storq>)
-set_tests_properties(e2e_cluster_errors PROPERTIES TIMEOUT 60 LABELS "cluster;e2e"
+set_tests_properties(e2e_cluster_errors PROPERTIES TIMEOUT 120 LABELS "cluster;e2e"
   ENVIRONMENT "${STORQ_MPI_ENV}")

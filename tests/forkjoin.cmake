@@ -10,5 +10,5 @@ set_tests_properties(test_forkjoin_stats PROPERTIES TIMEOUT 160 LABELS "forkjoin
 
 add_test(NAME e2e_forkjoin_errors
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_forkjoin_errors.sh $<TARGET_FILE:storq>)
-set_tests_properties(e2e_forkjoin_errors PROPERTIES TIMEOUT 40 LABELS "forkjoin;e2e"
+set_tests_properties(e2e_forkjoin_errors PROPERTIES TIMEOUT 120 LABELS "forkjoin;e2e"
   ENVIRONMENT "${STORQ_MPI_ENV}")

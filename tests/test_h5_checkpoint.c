@@ -163,7 +163,7 @@ static int write_complete(storq_h5_file *f, const storq_params *points, size_t p
         snapshot_add(&s, r);
     int rc = storq_summary_compute(&sum, &s.res, &err);
     if (!rc) {
-        rc = storq_h5_write_point(f, p, &points[p], &s.res, &sum, NULL, NULL, 0.5, &err);
+        rc = storq_h5_write_point(f, p, &points[p], &s.res, &sum, NULL, NULL, 0.5, NULL, &err);
         storq_summary_free(&sum);
     }
     if (rc)

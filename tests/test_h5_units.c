@@ -54,7 +54,7 @@ static int write_complete(storq_h5_file *f, const storq_params *points, size_t p
         rc = storq_summary_compute(&sum, &res, &err);
     }
     if (!rc) {
-        rc = storq_h5_write_point(f, p, &points[p], &res, &sum, NULL, NULL, 0.25, &err);
+        rc = storq_h5_write_point(f, p, &points[p], &res, &sum, NULL, NULL, 0.25, NULL, &err);
         storq_summary_free(&sum);
     }
     if (rc)

@@ -149,7 +149,7 @@ static int write_point(storq_h5_file *f, const storq_params *points, size_t p, s
     int rc = make_point(&d, p, err);
     if (!rc)
         rc = storq_h5_write_point(f, p, &points[p], &d.res, &d.sum, &d.theory, &d.cmp,
-                                  0.25 * (double)(p + 1), err);
+                                  0.25 * (double)(p + 1), NULL, err);
     free_point(&d);
     return rc;
 }

@@ -550,6 +550,14 @@ static int cl_declare(void *vctx, storq_observables *obs, storq_error *err)
 
 /* ------------------------------------------------------------------ cost and ops */
 
+/* The first listed policy's mean delay (BR_mean_delay by default). */
+static const char *cl_headline(const void *vctx)
+{
+    static const char *const names[3] = {"BR_mean_delay", "BS_mean_delay", "WF_mean_delay"};
+    const cl_ctx *c = vctx;
+    return names[c->pol[0]];
+}
+
 static double cl_cost(const void *vctx)
 {
     const cl_ctx *c = vctx;
@@ -569,4 +577,5 @@ const storq_model storq_model_cluster = {
     .theory = storq_cl_theory,
     .compare = storq_cl_compare,
     .cost = cl_cost,
+    .headline = cl_headline,
 };

@@ -272,6 +272,12 @@ static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
                                 "eq. (15)", err);
 }
 
+static const char *fj_headline(const void *vctx)
+{
+    (void)vctx;
+    return "mean_response_time";
+}
+
 static double fj_cost(const void *vctx)
 {
     const fj_ctx *c = vctx;
@@ -296,4 +302,5 @@ const storq_model storq_model_forkjoin = {
     .theory = storq_fj_theory,
     .compare = storq_fj_compare,
     .cost = fj_cost,
+    .headline = fj_headline,
 };

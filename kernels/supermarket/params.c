@@ -266,6 +266,13 @@ static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
     return rc;
 }
 
+/* Steady state: the mean queue length (both engines); a transient run has no headline scalar. */
+static const char *smk_headline(const void *vctx)
+{
+    const smk_ctx *c = vctx;
+    return c->mode == SMK_MODE_STEADY ? "mean_queue_length" : NULL;
+}
+
 static double smk_cost(const void *vctx)
 {
     const smk_ctx *c = vctx;
@@ -288,4 +295,5 @@ const storq_model storq_model_supermarket = {
     .theory = storq_smk_theory,
     .compare = storq_smk_compare,
     .cost = smk_cost,
+    .headline = smk_headline,
 };

@@ -22,6 +22,10 @@ static const char **valued_option(storq_args *args, const char *a)
         return &args->zip;
     if (is(a, "--task", NULL))
         return &args->task;
+    if (is(a, "--precision", NULL))
+        return &args->precision;
+    if (is(a, "--max-replications", NULL))
+        return &args->max_replications;
     return NULL;
 }
 

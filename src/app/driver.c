@@ -1,5 +1,6 @@
 #include "driver.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,13 @@
 #include "transfer.h"
 #include "workqueue.h"
 
+/* A replication that came in before rank 0 decided its point needs its batch. */
+typedef struct pending {
+    size_t rep;
+    storq_record rec;
+    double seconds;
+} pending;
+
 /* What rank 0 gathers of a point until it is complete. */
 typedef struct point_state {
     storq_point_result res; /* allocated with the point's first replication */
@@ -25,6 +33,13 @@ typedef struct point_state {
     unsigned char *rep_in;  /* per replication: in (allocated with res) */
     size_t reps_in;
     int dirty;              /* replications in since the last checkpoint */
+    size_t window;          /* replications 0 .. window-1 count (the batches decided so far) */
+    int closed;             /* no more replications needed: the point's count is window */
+    int finished;           /* written: anything more that comes in is a spare, dropped */
+    int met;                /* --precision: the target was met */
+    double achieved;        /* --precision: CI half-width / |mean| at the last decision */
+    struct pending *pending; /* replications of later batches, in before their batch was decided */
+    size_t npending, cappending;
     int checkpointed;       /* a checkpoint of the point is in the file */
     storq_theory theory;
     int theory_in;
@@ -37,6 +52,8 @@ typedef struct run_state {
     int rank, nranks;
     void **ctx;               /* prepared context per point */
     storq_observables *obs;   /* the observables of every point of the task */
+    size_t max_reps;          /* replications a point may take: -r, or --max-replications */
+    size_t *target;           /* --precision: per point, the offset of the targeted scalar */
     double *cost;             /* relative cost of one replication, per point */
     unsigned char *done;      /* not to run: complete already (--resume), or another task's */
     storq_unit *units;        /* the run's work, in hand-out order */
@@ -91,9 +108,10 @@ static int declare_point(const storq_run_spec *spec, size_t p, void *ctx,
              p, big ? big->name : "", big ? big->length : 0);
     rc = storq_memory_check(obs.bytes, what, "per replication in flight", err);
     if (!rc) {
-        snprintf(what, sizeof what, "point %zu: %zu replications (-r) of %zu values", p,
-                 spec->replications, obs.nvalues);
-        rc = storq_memory_check(storq_bytes_mul(spec->replications,
+        size_t reps = spec->precision ? spec->max_replications : spec->replications;
+        snprintf(what, sizeof what, "point %zu: %zu replications (%s) of %zu values", p, reps,
+                 spec->precision ? "--max-replications" : "-r", obs.nvalues);
+        rc = storq_memory_check(storq_bytes_mul(reps,
                                                 storq_bytes_mul(obs.nvalues, sizeof(double))),
                                 what, "for the point's table of replications", err);
     }
@@ -104,6 +122,26 @@ static int declare_point(const storq_run_spec *spec, size_t p, void *ctx,
     return rc;
 }
 
+/* --precision: the scalar it targets at point p (named, or the model's headline). */
+static int find_target(run_state *st, size_t p, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    const char *name = spec->precision_obs;
+    if (!name && spec->model->headline)
+        name = spec->model->headline(st->ctx[p]);
+    if (!name)
+        return storq_fail(err, STORQ_ERR_USAGE, "--precision: point %zu of model '%s' has no "
+                          "headline observable; name a scalar one: --precision %g:NAME", p,
+                          spec->model->name, spec->precision);
+    const storq_obs_def *d = storq_obs_find(&st->obs[p], name);
+    if (!d || d->kind != STORQ_OBS_SCALAR)
+        return storq_fail(err, STORQ_ERR_USAGE, "--precision: '%s' is not a scalar observable "
+                          "of point %zu (see its observables with `storq info` on a short run)",
+                          name, p);
+    st->target[p] = d->value_offset;
+    return STORQ_OK;
+}
+
 static int prepare_points(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
@@ -112,7 +150,8 @@ static int prepare_points(run_state *st, storq_error *err)
     st->obs = calloc(n, sizeof *st->obs);
     st->cost = calloc(n, sizeof *st->cost);
     st->done = calloc(n, 1);
-    if (!st->ctx || !st->obs || !st->cost || !st->done)
+    st->target = calloc(n ? n : 1, sizeof *st->target);
+    if (!st->ctx || !st->obs || !st->cost || !st->done || !st->target)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (size_t p = 0; p < n; p++) {
         /* Warnings (e.g. --allow-unstable) once per distinct point, from rank 0 only. */
@@ -124,6 +163,8 @@ static int prepare_points(run_state *st, storq_error *err)
         }
         STORQ_TRY(declare_point(spec, p, st->ctx[p], &st->obs[p], err));
         st->cost[p] = rep_cost(spec->model, st->ctx[p]);
+        if (spec->precision)
+            STORQ_TRY(find_target(st, p, err));
     }
     return STORQ_OK;
 }
@@ -147,19 +188,38 @@ static int open_output(run_state *st, storq_error *err)
 }
 
 /* Rank 0: summary, theory and comparison of a complete point; write it; print its table. */
+static void free_pending(point_state *ps)
+{
+    for (size_t i = 0; i < ps->npending; i++)
+        storq_record_free(&ps->pending[i].rec);
+    free(ps->pending);
+    ps->pending = NULL;
+    ps->npending = ps->cappending = 0;
+}
+
 static int finish_point(run_state *st, size_t p, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
     const storq_model *model = spec->model;
     point_state *ps = &st->points[p];
+    ps->res.replications = ps->window; /* the replications the point took */
+    ps->finished = 1;
     storq_summary sum;
     storq_theory cmp = {0};
     int rc = storq_summary_compute(&sum, &ps->res, err);
     if (!rc && model->compare)
         rc = model->compare(st->ctx[p], &sum, &ps->theory, &cmp, err);
+    storq_point_precision prec = {
+        .target = spec->precision, .max_replications = spec->max_replications, .met = ps->met,
+        .achieved = ps->achieved,
+        .observable = ""};
+    for (size_t i = 0; spec->precision && i < st->obs[p].ndefs; i++)
+        if (st->obs[p].defs[i].kind == STORQ_OBS_SCALAR &&
+            st->obs[p].defs[i].value_offset == st->target[p])
+            prec.observable = st->obs[p].defs[i].name;
     if (!rc)
         rc = storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, &sum, &ps->theory, &cmp,
-                                  ps->seconds, err);
+                                  ps->seconds, spec->precision ? &prec : NULL, err);
     if (!rc && ps->checkpointed)
         rc = storq_h5_drop_checkpoint(st->file, p, err);
     ps->checkpointed = ps->dirty = 0;
@@ -172,6 +232,7 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     free(ps->rep_in);
     ps->rep_in = NULL;
     ps->have_res = 0;
+    free_pending(ps);
     storq_theory_free(&ps->theory);
     return rc;
 }
@@ -179,8 +240,9 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
 static int point_state_init(run_state *st, size_t p, storq_error *err)
 {
     point_state *ps = &st->points[p];
-    STORQ_TRY(storq_point_result_init(&ps->res, &st->obs[p], st->spec->replications, err));
-    ps->rep_in = calloc(st->spec->replications, 1);
+    STORQ_TRY(storq_point_result_init(&ps->res, &st->obs[p], st->max_reps, err));
+    ps->rep_in = calloc(st->max_reps, 1);
+    ps->window = st->spec->replications;
     if (!ps->rep_in) {
         storq_point_result_free(&ps->res);
         return STORQ_RUNTIME_FAIL(err, "out of memory");
@@ -211,7 +273,91 @@ static int write_checkpoints(run_state *st, int now_anyway, storq_error *err)
 static int point_complete(const run_state *st, size_t p)
 {
     const point_state *ps = &st->points[p];
-    return ps->theory_in && ps->reps_in == st->spec->replications;
+    return ps->theory_in && ps->closed;
+}
+
+static void merge(run_state *st, size_t p, size_t r, const storq_record *rec, double seconds)
+{
+    point_state *ps = &st->points[p];
+    storq_point_result_add(&ps->res, r, rec);
+    ps->rep_in[r] = 1;
+    ps->reps_in++;
+    ps->dirty = 1;
+    ps->seconds += seconds;
+}
+
+/* Keep a copy of a replication of a batch not decided yet. */
+static int hold(point_state *ps, size_t r, const storq_record *rec, double seconds,
+                storq_error *err)
+{
+    if (ps->npending == ps->cappending) {
+        size_t cap = ps->cappending ? 2 * ps->cappending : 8;
+        pending *grown = realloc(ps->pending, cap * sizeof *grown);
+        if (!grown)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        ps->pending = grown;
+        ps->cappending = cap;
+    }
+    pending *h = &ps->pending[ps->npending];
+    STORQ_TRY(storq_record_init(&h->rec, rec->schema, err));
+    const storq_observables *s = rec->schema;
+    memcpy(h->rec.values, rec->values, s->nvalues * sizeof *rec->values);
+    memcpy(h->rec.counts, rec->counts, s->ncounts * sizeof *rec->counts);
+    memcpy(h->rec.minmax, rec->minmax, s->nminmax * sizeof *rec->minmax);
+    h->rec.events = rec->events;
+    h->rep = r;
+    h->seconds = seconds;
+    ps->npending++;
+    return STORQ_OK;
+}
+
+/* The precision decision, in replication order at batch boundaries: once replications
+ * 0 .. window-1 are all in, the point closes when it needs no more (no target; the target met;
+ * --max-replications reached) or takes the next batch (held replications of it merge). Every
+ * input is a replication's values, so the decision, hence the file, is the same whatever ran
+ * where and when. A closed point's flag in the work queue tells every worker to skip its
+ * remaining units. */
+static int decide(run_state *st, size_t p, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    point_state *ps = &st->points[p];
+    while (!ps->closed) {
+        for (size_t r = 0; r < ps->window; r++)
+            if (!ps->rep_in[r])
+                return STORQ_OK;
+        if (spec->precision) {
+            size_t full = ps->res.replications;
+            ps->res.replications = ps->window;
+            storq_summary sum;
+            int rc = storq_summary_compute(&sum, &ps->res, err);
+            ps->res.replications = full;
+            STORQ_TRY(rc);
+            double mean = sum.mean[st->target[p]], half = sum.ci95[st->target[p]];
+            storq_summary_free(&sum);
+            ps->achieved = half / fabs(mean);
+            ps->met = ps->achieved <= spec->precision;
+        }
+        if (!spec->precision || ps->met || ps->window >= st->max_reps) {
+            ps->closed = 1;
+            if (st->wq)
+                storq_workqueue_drain(st->wq, 1 + p, 1);
+            break;
+        }
+        ps->window = ps->window + spec->replications < st->max_reps
+                         ? ps->window + spec->replications
+                         : st->max_reps;
+        for (size_t i = 0; i < ps->npending;) {
+            pending *h = &ps->pending[i];
+            if (h->rep >= ps->window) {
+                i++;
+                continue;
+            }
+            merge(st, p, h->rep, &h->rec, h->seconds);
+            storq_record_free(&h->rec);
+            *h = ps->pending[--ps->npending];
+        }
+    }
+    return STORQ_OK;
 }
 
 /* Rank 0, holding storq_collect: remember where and when a unit ran. */
@@ -240,23 +386,24 @@ static int deliver_record(run_state *st, size_t p, size_t r, const storq_record 
 #pragma omp critical(storq_collect)
     {
         point_state *ps = &st->points[p];
-        if (!ps->have_res)
+        if (!ps->have_res && !ps->finished)
             rc = point_state_init(st, p, err);
-        if (!rc && ps->rep_in[r])
-            rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
         if (!rc)
             rc = add_row(st, p, (int64_t)r, rank, time, rec->events, err);
-        if (!rc) {
-            double seconds = time->end - time->start;
-            storq_point_result_add(&ps->res, r, rec);
-            ps->rep_in[r] = 1;
-            ps->reps_in++;
-            ps->dirty = 1;
-            ps->seconds += seconds;
+        double seconds = time->end - time->start;
+        if (rc || ps->finished || ps->closed) {
+            /* a spare: its point needed no more */
+        } else if (ps->rep_in[r]) {
+            rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
+        } else if (r >= ps->window) {
+            rc = hold(ps, r, rec, seconds, err);
+        } else {
+            merge(st, p, r, rec, seconds);
             storq_progress_replication(&st->progress, p, ps->reps_in, st->spec->replications,
                                        st->cost[p] * (double)st->spec->replications,
                                        rec->events);
-            if (point_complete(st, p))
+            rc = decide(st, p, err);
+            if (!rc && point_complete(st, p))
                 rc = finish_point(st, p, err);
             if (!rc)
                 rc = write_checkpoints(st, 0, err);
@@ -296,7 +443,7 @@ static int collect(run_state *st, storq_error *err)
             return got < 0 ? got : handled;
         int rc = STORQ_OK;
         if (m.kind == STORQ_MSG_RECORD && m.point < st->spec->npoints && st->ctx[m.point] &&
-            m.rep < st->spec->replications) {
+            m.rep < st->max_reps) {
             storq_record rec;
             rc = storq_record_init(&rec, &st->obs[m.point], err);
             if (!rc)
@@ -406,7 +553,12 @@ static void work(run_state *st)
             int64_t u = storq_workqueue_next(st->wq, 0);
             if (u < 0 || (size_t)u >= st->nunits)
                 break;
-            if (run_unit(st, &st->units[u], &terr)) {
+            const storq_unit *unit = &st->units[u];
+            /* a later batch: skip it when rank 0 has closed the point */
+            if (unit->rep >= (int64_t)st->spec->replications &&
+                storq_workqueue_read(st->wq, 1 + unit->point))
+                continue;
+            if (run_unit(st, unit, &terr)) {
                 fail(st, &terr);
                 break;
             }
@@ -468,6 +620,10 @@ static void release(run_state *st)
     free(st->cost);
     free(st->done);
     free(st->units);
+    free(st->target);
+    if (st->points)
+        for (size_t p = 0; p < st->spec->npoints; p++)
+            free_pending(&st->points[p]);
     free(st->points);
     free(st->rows);
     storq_error ignore = {0};
@@ -499,8 +655,9 @@ static int read_checkpoints(run_state *st, storq_error *err)
         }
         ps->checkpointed = 1;
         ps->seconds = seconds;
-        for (size_t r = 0; r < spec->replications; r++)
+        for (size_t r = 0; r < st->max_reps; r++)
             ps->reps_in += ps->rep_in[r];
+        STORQ_TRY(decide(st, p, err)); /* the batches the checkpoint already settles */
         st->reps_resumed += ps->reps_in;
         points++;
     }
@@ -529,10 +686,10 @@ static int share_replications_in(run_state *st, const unsigned char ***out, stor
         MPI_Bcast(&has, 1, MPI_INT, 0, st->comm);
         if (!has)
             continue;
-        masks[p] = st->rank == 0 ? st->points[p].rep_in : malloc(spec->replications);
+        masks[p] = st->rank == 0 ? st->points[p].rep_in : malloc(st->max_reps);
         if (!masks[p])
             return STORQ_RUNTIME_FAIL(err, "out of memory");
-        MPI_Bcast(masks[p], (int)spec->replications, MPI_UNSIGNED_CHAR, 0, st->comm);
+        MPI_Bcast(masks[p], (int)st->max_reps, MPI_UNSIGNED_CHAR, 0, st->comm);
     }
     *out = (const unsigned char **)masks;
     return STORQ_OK;
@@ -567,14 +724,20 @@ static int start_work(run_state *st, storq_error *err)
     if (!rc)
         rc = share_replications_in(st, &rep_done, err);
     if (!rc)
-        rc = storq_schedule_build(spec->npoints, st->done, rep_done, st->cost, spec->replications,
-                                  spec->model->theory != NULL, &st->units, &st->nunits, err);
+        rc = storq_schedule_build(spec->npoints, st->done, rep_done, st->cost, st->max_reps,
+                                  spec->replications, spec->model->theory != NULL, &st->units,
+                                  &st->nunits, err);
     free_replications_in(st, rep_done);
     if (!rc && st->rank != 0)
         rc = storq_outbox_create(st->comm, &st->outbox, err);
     rc = storq_reduce_status(rc, st->comm);
+    /* counter 0 hands out units; counter 1 + p is point p's "closed" flag (--precision) */
     if (!rc)
-        rc = storq_reduce_status(storq_workqueue_create(st->comm, 1, &st->wq, err), st->comm);
+        rc = storq_reduce_status(storq_workqueue_create(st->comm, 1 + spec->npoints, &st->wq, err),
+                                 st->comm);
+    for (size_t p = 0; !rc && st->rank == 0 && p < spec->npoints; p++)
+        if (st->points[p].closed) /* decided from a checkpoint */
+            storq_workqueue_drain(st->wq, 1 + p, 1);
     st->workers = omp_get_max_threads();
     MPI_Allreduce(MPI_IN_PLACE, &st->workers, 1, MPI_INT, MPI_SUM, st->comm);
     st->t0 = storq_now(); /* just after a collective: the ranks' clocks start within a moment */
@@ -589,6 +752,7 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     const char *every = getenv("STORQ_CHECKPOINT_INTERVAL");
     st.checkpoint_every = every && atof(every) >= 0 ? atof(every) : 5.0;
     st.last_checkpoint = storq_now();
+    st.max_reps = spec->precision ? spec->max_replications : spec->replications;
     MPI_Comm_dup(comm, &st.comm);
     MPI_Comm_rank(st.comm, &st.rank);
     MPI_Comm_size(st.comm, &st.nranks);

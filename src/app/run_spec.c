@@ -280,6 +280,12 @@ static int build_config_text(storq_run_spec *spec, storq_error *err)
     snprintf(line, sizeof line, "[run]\nmodel = %s\nreplications = %zu\nseed = %llu\n",
              spec->model->name, spec->replications, (unsigned long long)spec->seed);
     STORQ_TRY(append(&buf, &len, &cap, line, err));
+    if (spec->precision) {
+        snprintf(line, sizeof line, "precision = %.17g%s%s\nmax_replications = %zu\n",
+                 spec->precision, spec->precision_obs ? ":" : "",
+                 spec->precision_obs ? spec->precision_obs : "", spec->max_replications);
+        STORQ_TRY(append(&buf, &len, &cap, line, err));
+    }
     if (spec->zip_text) {
         STORQ_TRY(append(&buf, &len, &cap, "zip = ", err));
         STORQ_TRY(append(&buf, &len, &cap, spec->zip_text, err));
@@ -397,6 +403,52 @@ static int add_task_suffix(storq_run_spec *spec, storq_error *err)
     return set_output(spec, buf, err);
 }
 
+/* --precision REL[:OBSERVABLE]: REL a number in (0, 1). */
+static int set_precision(storq_run_spec *spec, const char *what, const char *text,
+                         storq_error *err)
+{
+    char *end;
+    errno = 0;
+    double rel = strtod(text, &end);
+    if (end == text || errno || !(rel > 0 && rel < 1) || (*end && *end != ':') ||
+        (*end == ':' && !end[1]))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is not accepted; expected REL or "
+                          "REL:OBSERVABLE, REL in (0, 1) the target 95%% CI half-width over "
+                          "|mean| (e.g. 0.01 or 0.01:mean_delay)", what, text);
+    spec->precision = rel;
+    free(spec->precision_obs);
+    spec->precision_obs = NULL;
+    if (*end == ':' && !(spec->precision_obs = xstrdup(end + 1, err)))
+        return STORQ_ERR_RUNTIME;
+    return STORQ_OK;
+}
+
+static int set_max_replications(storq_run_spec *spec, const char *what, const char *text,
+                                storq_error *err)
+{
+    unsigned long long v;
+    STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
+    spec->max_replications = (size_t)v;
+    return STORQ_OK;
+}
+
+/* --precision needs --max-replications, at least one batch (-r) of it. */
+static int check_precision(const storq_run_spec *spec, storq_error *err)
+{
+    if (!spec->precision && spec->max_replications)
+        return storq_fail(err, STORQ_ERR_USAGE, "--max-replications: applies with --precision "
+                          "only (without it every point runs -r replications)");
+    if (!spec->precision)
+        return STORQ_OK;
+    if (!spec->max_replications)
+        return storq_fail(err, STORQ_ERR_USAGE, "--precision: give --max-replications N too, "
+                          "the most replications a point may take");
+    if (spec->max_replications < spec->replications)
+        return storq_fail(err, STORQ_ERR_USAGE, "--max-replications: %zu is below -r %zu, the "
+                          "batch size", spec->max_replications, spec->replications);
+    return STORQ_OK;
+}
+
 static int set_zip(storq_run_spec *spec, const char *text, storq_error *err)
 {
     free(spec->zip_text);
@@ -440,13 +492,18 @@ static int sweep_handler(void *user, const char *section, const char *name, cons
             set_output(spec, value, c->err);
         } else if (!strcmp(name, "zip")) {
             set_zip(spec, value, c->err);
+        } else if (!strcmp(name, "precision")) {
+            set_precision(spec, where, value, c->err);
+        } else if (!strcmp(name, "max_replications")) {
+            set_max_replications(spec, where, value, c->err);
         } else if (!strcmp(name, "allow_unstable")) {
             int b = 0;
             if (!parse_bool(where, value, &b, c->err))
                 spec->allow_unstable |= b;
         } else {
             storq_fail(c->err, STORQ_ERR_USAGE,
-                       "%s: unknown key; accepted in [run]: model, replications, seed, output, zip, allow_unstable",
+                       "%s: unknown key; accepted in [run]: model, replications, seed, output, zip, precision, "
+                       "max_replications, allow_unstable",
                        where);
         }
         return c->err->code == 0;
@@ -513,6 +570,10 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
         STORQ_TRY(set_zip(spec, a->zip, err));
     if (a->task)
         STORQ_TRY(set_task(spec, a->task, err));
+    if (a->precision)
+        STORQ_TRY(set_precision(spec, "--precision", a->precision, err));
+    if (a->max_replications)
+        STORQ_TRY(set_max_replications(spec, "--max-replications", a->max_replications, err));
     spec->resume |= a->resume;
     spec->quiet |= a->quiet;
     spec->allow_unstable |= a->allow_unstable;
@@ -561,6 +622,8 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     for (size_t i = 0; !rc && !spec->help && i < a.nparams; i++)
         rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", err);
     if (!rc && !spec->help)
+        rc = check_precision(spec, err);
+    if (!rc && !spec->help)
         rc = fill_defaults(spec, err);
     if (!rc && !spec->help && with_run_options && !spec->output)
         rc = default_output(spec, a.target, err);
@@ -605,6 +668,7 @@ void storq_run_spec_free(storq_run_spec *spec)
     free(spec->assign);
     free(spec->zipped);
     free(spec->zip_text);
+    free(spec->precision_obs);
     for (size_t p = 0; p < spec->npoints; p++)
         storq_params_free(&spec->points[p]);
     free(spec->points);

@@ -25,7 +25,10 @@ typedef struct storq_run_spec {
     storq_params *points;     /* the Cartesian product, last parameter varying fastest; the
                                  zip group's lists advance together as one dimension */
     size_t npoints;
-    size_t replications;
+    size_t replications;      /* per point; with --precision, the batch size */
+    double precision;         /* --precision REL: target 95% CI half-width / |mean|; 0: none */
+    char *precision_obs;      /* the observable it targets; NULL: the model's headline */
+    size_t max_replications;  /* with --precision: at most this many per point */
     uint64_t seed;
     char *output;
     size_t task_index, task_count; /* --task I/N: run only the points p with p % N == I;

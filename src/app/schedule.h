@@ -19,12 +19,15 @@ typedef struct storq_unit {
 /* Units of the points with skip[p] == 0: each point's theory first when the model has one (its
  * cost is unknown, it may be the largest unit of the point, e.g. a cavity solve, and the point
  * cannot finish without it), then every replication, the most expensive first by the model's
- * cost per replication (longest processing time first), ties by point id, then replication. */
+ * cost per replication (longest processing time first), ties by point id, then replication.
+ * With a precision target the replications come in batches of batch_size, batch by batch (the
+ * units of batch b + 1 of any point after those of batch b of every point), so that later batches,
+ * which a point may not need, are taken last. */
 /* rep_done: NULL, or per point NULL or replications bytes, 1 for a replication already in (a
  * checkpoint read by --resume): those are left out. */
 int storq_schedule_build(size_t npoints, const unsigned char *skip,
                          const unsigned char *const *rep_done, const double *rep_cost,
-                         size_t replications, int with_theory, storq_unit **units, size_t *nunits,
-                         storq_error *err);
+                         size_t replications, size_t batch_size, int with_theory,
+                         storq_unit **units, size_t *nunits, storq_error *err);
 
 #endif
