@@ -1,0 +1,335 @@
+/* Rank 0's side of a run: taking every unit's result in (its own or another rank's), the
+ * precision decision at batch boundaries, finishing each point the moment it is complete
+ * (summary, comparison, write, table), checkpoints of unfinished points, and --resume's reading
+ * of them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5_checkpoint.h"
+#include "report.h"
+#include "run_state.h"
+
+/* Rank 0: summary, theory and comparison of a complete point; write it; print its table. */
+void storq_collect_free_pending(point_state *ps)
+{
+    for (size_t i = 0; i < ps->npending; i++)
+        storq_record_free(&ps->pending[i].rec);
+    free(ps->pending);
+    ps->pending = NULL;
+    ps->npending = ps->cappending = 0;
+}
+
+static int finish_point(run_state *st, size_t p, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    const storq_model *model = spec->model;
+    point_state *ps = &st->points[p];
+    ps->res.replications = ps->window; /* the replications the point took */
+    ps->finished = 1;
+    storq_summary sum;
+    storq_theory cmp = {0};
+    int rc = storq_summary_compute(&sum, &ps->res, err);
+    if (!rc && model->compare)
+        rc = model->compare(st->ctx[p], &sum, &ps->theory, &cmp, err);
+    storq_point_precision prec = {
+        .target = spec->precision, .max_replications = spec->max_replications, .met = ps->met,
+        .achieved = ps->achieved,
+        .observable = ""};
+    for (size_t i = 0; spec->precision && i < st->obs[p].ndefs; i++)
+        if (st->obs[p].defs[i].kind == STORQ_OBS_SCALAR &&
+            st->obs[p].defs[i].value_offset == st->target[p])
+            prec.observable = st->obs[p].defs[i].name;
+    if (!rc)
+        rc = storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, &sum, &ps->theory, &cmp,
+                                  ps->seconds, spec->precision ? &prec : NULL, err);
+    if (!rc && ps->checkpointed)
+        rc = storq_h5_drop_checkpoint(st->file, p, err);
+    ps->checkpointed = ps->dirty = 0;
+    if (!rc && !spec->quiet)
+        storq_report_point(stdout, p, &spec->points[p], &sum, &ps->theory, &cmp);
+    storq_progress_point_done(&st->progress, st->cost[p] * (double)spec->replications);
+    storq_theory_free(&cmp);
+    storq_summary_free(&sum);
+    storq_point_result_free(&ps->res);
+    free(ps->rep_in);
+    ps->rep_in = NULL;
+    ps->have_res = 0;
+    storq_collect_free_pending(ps);
+    storq_theory_free(&ps->theory);
+    return rc;
+}
+
+static int point_state_init(run_state *st, size_t p, storq_error *err)
+{
+    point_state *ps = &st->points[p];
+    STORQ_TRY(storq_point_result_init(&ps->res, &st->obs[p], st->max_reps, err));
+    ps->rep_in = calloc(st->max_reps, 1);
+    ps->window = st->spec->replications;
+    if (!ps->rep_in) {
+        storq_point_result_free(&ps->res);
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    ps->have_res = 1;
+    return STORQ_OK;
+}
+
+/* Rank 0, holding storq_collect: checkpoint every unfinished point that took in replications
+ * since its last checkpoint, when the interval has passed (or always, at the end of a run). */
+int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err)
+{
+    double now = storq_now();
+    if (!now_anyway && now - st->last_checkpoint < st->checkpoint_every)
+        return STORQ_OK;
+    st->last_checkpoint = now;
+    for (size_t p = 0; p < st->spec->npoints; p++) {
+        point_state *ps = &st->points[p];
+        if (!ps->dirty || !ps->have_res)
+            continue;
+        STORQ_TRY(storq_h5_write_checkpoint(st->file, p, &ps->res, ps->rep_in, ps->seconds, err));
+        ps->dirty = 0;
+        ps->checkpointed = 1;
+    }
+    return STORQ_OK;
+}
+
+static int point_complete(const run_state *st, size_t p)
+{
+    const point_state *ps = &st->points[p];
+    return ps->theory_in && ps->closed;
+}
+
+static void merge(run_state *st, size_t p, size_t r, const storq_record *rec, double seconds)
+{
+    point_state *ps = &st->points[p];
+    storq_point_result_add(&ps->res, r, rec);
+    ps->rep_in[r] = 1;
+    ps->reps_in++;
+    ps->dirty = 1;
+    ps->seconds += seconds;
+}
+
+/* Keep a copy of a replication of a batch not decided yet. */
+static int hold(point_state *ps, size_t r, const storq_record *rec, double seconds,
+                storq_error *err)
+{
+    if (ps->npending == ps->cappending) {
+        size_t cap = ps->cappending ? 2 * ps->cappending : 8;
+        pending *grown = realloc(ps->pending, cap * sizeof *grown);
+        if (!grown)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        ps->pending = grown;
+        ps->cappending = cap;
+    }
+    pending *h = &ps->pending[ps->npending];
+    STORQ_TRY(storq_record_init(&h->rec, rec->schema, err));
+    const storq_observables *s = rec->schema;
+    memcpy(h->rec.values, rec->values, s->nvalues * sizeof *rec->values);
+    memcpy(h->rec.counts, rec->counts, s->ncounts * sizeof *rec->counts);
+    memcpy(h->rec.minmax, rec->minmax, s->nminmax * sizeof *rec->minmax);
+    h->rec.events = rec->events;
+    h->rep = r;
+    h->seconds = seconds;
+    ps->npending++;
+    return STORQ_OK;
+}
+
+/* The precision decision, in replication order at batch boundaries: once replications
+ * 0 .. window-1 are all in, the point closes when it needs no more (no target; the target met;
+ * --max-replications reached) or takes the next batch (held replications of it merge). Every
+ * input is a replication's values, so the decision, hence the file, is the same whatever ran
+ * where and when. A closed point's flag in the work queue tells every worker to skip its
+ * remaining units. */
+static int decide(run_state *st, size_t p, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    point_state *ps = &st->points[p];
+    while (!ps->closed) {
+        for (size_t r = 0; r < ps->window; r++)
+            if (!ps->rep_in[r])
+                return STORQ_OK;
+        if (spec->precision) {
+            size_t full = ps->res.replications;
+            ps->res.replications = ps->window;
+            storq_summary sum;
+            int rc = storq_summary_compute(&sum, &ps->res, err);
+            ps->res.replications = full;
+            STORQ_TRY(rc);
+            double mean = sum.mean[st->target[p]], half = sum.ci95[st->target[p]];
+            storq_summary_free(&sum);
+            ps->achieved = half / fabs(mean);
+            ps->met = ps->achieved <= spec->precision;
+        }
+        if (!spec->precision || ps->met || ps->window >= st->max_reps) {
+            ps->closed = 1;
+            if (st->wq)
+                storq_workqueue_drain(st->wq, 1 + p, 1);
+            break;
+        }
+        ps->window = ps->window + spec->replications < st->max_reps
+                         ? ps->window + spec->replications
+                         : st->max_reps;
+        for (size_t i = 0; i < ps->npending;) {
+            pending *h = &ps->pending[i];
+            if (h->rep >= ps->window) {
+                i++;
+                continue;
+            }
+            merge(st, p, h->rep, &h->rec, h->seconds);
+            storq_record_free(&h->rec);
+            *h = ps->pending[--ps->npending];
+        }
+    }
+    return STORQ_OK;
+}
+
+/* Rank 0, holding storq_collect: remember where and when a unit ran. */
+static int add_row(run_state *st, size_t p, int64_t rep, int rank, const storq_unit_time *time,
+                   uint64_t events, storq_error *err)
+{
+    if (st->nrows == st->caprows) {
+        size_t cap = st->caprows ? 2 * st->caprows : 256;
+        storq_unit_row *grown = realloc(st->rows, cap * sizeof *grown);
+        if (!grown)
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        st->rows = grown;
+        st->caprows = cap;
+    }
+    st->rows[st->nrows++] = (storq_unit_row){
+        .point = p, .rep = rep, .rank = rank, .thread = time->thread, .start = time->start,
+        .end = time->end, .events = events, .cost = rep < 0 ? 0.0 : st->cost[p]};
+    return STORQ_OK;
+}
+
+/* Rank 0 takes in one replication's record (its own or a received one). */
+int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *rec, int rank,
+                          const storq_unit_time *time, storq_error *err)
+{
+    int rc = STORQ_OK;
+#pragma omp critical(storq_collect)
+    {
+        point_state *ps = &st->points[p];
+        if (!ps->have_res && !ps->finished)
+            rc = point_state_init(st, p, err);
+        if (!rc)
+            rc = add_row(st, p, (int64_t)r, rank, time, rec->events, err);
+        double seconds = time->end - time->start;
+        if (rc || ps->finished || ps->closed) {
+            /* a spare: its point needed no more */
+        } else if (ps->rep_in[r]) {
+            rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
+        } else if (r >= ps->window) {
+            rc = hold(ps, r, rec, seconds, err);
+        } else {
+            merge(st, p, r, rec, seconds);
+            storq_progress_replication(&st->progress, p, ps->reps_in, st->spec->replications,
+                                       st->cost[p] * (double)st->spec->replications,
+                                       rec->events);
+            rc = decide(st, p, err);
+            if (!rc && point_complete(st, p))
+                rc = finish_point(st, p, err);
+            if (!rc)
+                rc = storq_collect_checkpoints(st, 0, err);
+        }
+    }
+    return rc;
+}
+
+/* Rank 0 takes in a point's theory (ownership of its arrays passes). */
+int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
+                          const storq_unit_time *time, storq_error *err)
+{
+    int rc = STORQ_OK;
+#pragma omp critical(storq_collect)
+    {
+        point_state *ps = &st->points[p];
+        ps->theory = *t;
+        memset(t, 0, sizeof *t);
+        ps->theory_in = 1;
+        ps->seconds += time->end - time->start;
+        rc = add_row(st, p, STORQ_UNIT_REP_THEORY, rank, time, 0, err);
+        if (!rc && point_complete(st, p))
+            rc = finish_point(st, p, err);
+    }
+    return rc;
+}
+
+/* Rank 0: take in whatever other ranks have sent. st->ranks_done counts their DONE messages; the
+ * first failure any of them reports becomes the run's status. Returns the number handled. */
+int storq_collect_messages(run_state *st, storq_error *err)
+{
+    int handled = 0;
+    for (;;) {
+        storq_message m;
+        int got = storq_receive(st->comm, &m, err);
+        if (got <= 0)
+            return got < 0 ? got : handled;
+        int rc = STORQ_OK;
+        if (m.kind == STORQ_MSG_RECORD && m.point < st->spec->npoints && st->ctx[m.point] &&
+            m.rep < st->max_reps) {
+            storq_record rec;
+            rc = storq_record_init(&rec, &st->obs[m.point], err);
+            if (!rc)
+                rc = storq_message_record(&m, &rec, err);
+            if (!rc)
+                rc = storq_collect_record(st, m.point, m.rep, &rec, m.source, &m.time, err);
+            storq_record_free(&rec);
+        } else if (m.kind == STORQ_MSG_THEORY && m.point < st->spec->npoints) {
+            storq_theory t = {0};
+            rc = storq_message_theory(&m, &t, err);
+            if (!rc)
+                rc = storq_collect_theory(st, m.point, &t, m.source, &m.time, err);
+            storq_theory_free(&t);
+        } else if (m.kind == STORQ_MSG_DONE) {
+#pragma omp critical(storq_collect)
+            {
+                st->ranks_done++;
+                if (m.status.code && !st->status.code)
+                    st->status = m.status;
+            }
+        } else {
+            rc = STORQ_RUNTIME_FAIL(err, "an unexpected message from rank %d", m.source);
+        }
+        storq_message_free(&m);
+        if (rc)
+            return -rc;
+        handled++;
+    }
+}
+
+/* Rank 0, --resume: the replications of unfinished points that their checkpoints hold. */
+int storq_collect_resume(run_state *st, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    size_t points = 0;
+    for (size_t p = 0; p < spec->npoints; p++) {
+        if (st->done[p] || !storq_in_task(spec, p))
+            continue;
+        point_state *ps = &st->points[p];
+        STORQ_TRY(point_state_init(st, p, err));
+        double seconds = 0;
+        int got = storq_h5_read_checkpoint(st->file, p, &ps->res, ps->rep_in, &seconds, err);
+        if (got < 0)
+            return -got;
+        if (got == 0) {
+            storq_point_result_free(&ps->res);
+            free(ps->rep_in);
+            ps->rep_in = NULL;
+            ps->have_res = 0;
+            continue;
+        }
+        ps->checkpointed = 1;
+        ps->seconds = seconds;
+        for (size_t r = 0; r < st->max_reps; r++)
+            ps->reps_in += ps->rep_in[r];
+        STORQ_TRY(decide(st, p, err)); /* the batches the checkpoint already settles */
+        st->reps_resumed += ps->reps_in;
+        points++;
+    }
+    if (st->reps_resumed)
+        fprintf(stderr, "storq: --resume: %zu replications of %zu unfinished points taken from "
+                "checkpoints\n", st->reps_resumed, points);
+    return STORQ_OK;
+}
+

@@ -1,0 +1,99 @@
+/* The driver's state, shared by its two halves: src/app/driver.c (preparing, handing out and
+ * running units on every rank) and src/app/collect.c (rank 0 taking results in, deciding and
+ * finishing points, checkpoints). */
+#ifndef STORQ_RUN_STATE_H
+#define STORQ_RUN_STATE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "h5_units.h"
+#include "h5_writer.h"
+#include "observables.h"
+#include "progress.h"
+#include "run_spec.h"
+#include "schedule.h"
+#include "theory.h"
+#include "transfer.h"
+#include "workqueue.h"
+
+/* A replication that came in before rank 0 decided its point needs its batch. */
+typedef struct pending {
+    size_t rep;
+    storq_record rec;
+    double seconds;
+} pending;
+
+/* What rank 0 gathers of a point until it is complete. */
+typedef struct point_state {
+    storq_point_result res; /* allocated with the point's first replication */
+    int have_res;
+    unsigned char *rep_in;  /* per replication: in (allocated with res) */
+    size_t reps_in;
+    int dirty;              /* replications in since the last checkpoint */
+    size_t window;          /* replications 0 .. window-1 count (the batches decided so far) */
+    int closed;             /* no more replications needed: the point's count is window */
+    int finished;           /* written: anything more that comes in is a spare, dropped */
+    int met;                /* --precision: the target was met */
+    double achieved;        /* --precision: CI half-width / |mean| at the last decision */
+    struct pending *pending; /* replications of later batches, in before their batch was decided */
+    size_t npending, cappending;
+    int checkpointed;       /* a checkpoint of the point is in the file */
+    storq_theory theory;
+    int theory_in;
+    double seconds; /* worker-seconds spent on the point's units */
+} point_state;
+
+typedef struct run_state {
+    const storq_run_spec *spec;
+    MPI_Comm comm;
+    int rank, nranks;
+    void **ctx;               /* prepared context per point */
+    storq_observables *obs;   /* the observables of every point of the task */
+    size_t max_reps;          /* replications a point may take: -r, or --max-replications */
+    size_t *target;           /* --precision: per point, the offset of the targeted scalar */
+    double *cost;             /* relative cost of one replication, per point */
+    unsigned char *done;      /* not to run: complete already (--resume), or another task's */
+    storq_unit *units;        /* the run's work, in hand-out order */
+    size_t nunits;
+    storq_workqueue *wq;
+    storq_outbox *outbox;     /* ranks other than 0: results on their way to rank 0 */
+    storq_h5_file *file;      /* rank 0 only */
+    point_state *points;      /* rank 0 only */
+    storq_progress progress;
+    size_t ranks_done;        /* rank 0: DONE messages received */
+    double checkpoint_every;  /* rank 0: seconds between checkpoints of unfinished points */
+    double last_checkpoint;
+    size_t reps_resumed;      /* replications taken from checkpoints by --resume */
+    double t0;                /* when the work began (every rank, just after a collective) */
+    int workers;              /* ranks x threads, all ranks together */
+    storq_unit_row *rows;     /* rank 0: every unit that ran, for /run/units */
+    size_t nrows, caprows;
+    int stop;                 /* set when this rank stops taking units (failure or signal) */
+    storq_error status;       /* this rank's first failure (rank 0: the run's) */
+} run_state;
+
+static inline int storq_in_task(const storq_run_spec *spec, size_t p)
+{
+    return p % spec->task_count == spec->task_index;
+}
+
+/* Rank 0 (src/app/collect.c). The storq_collect_* functions that take results in hold the
+ * critical section storq_collect: any thread may call them. */
+int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *rec, int rank,
+                         const storq_unit_time *time, storq_error *err);
+/* Ownership of t's arrays passes. */
+int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
+                         const storq_unit_time *time, storq_error *err);
+/* Take in whatever other ranks have sent: the number handled, or minus a status. */
+int storq_collect_messages(run_state *st, storq_error *err);
+/* Caller holds storq_collect: checkpoint the unfinished points that took in replications since
+ * their last checkpoint, when the interval has passed (or now_anyway). */
+int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err);
+/* --resume: take in the replications the checkpoints hold (before the units are planned). */
+int storq_collect_resume(run_state *st, storq_error *err);
+void storq_collect_free_pending(point_state *ps);
+
+#endif
