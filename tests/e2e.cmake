@@ -10,7 +10,7 @@ set_tests_properties(e2e_sweep PROPERTIES TIMEOUT 90)
 # It kills a sweep once its first point is written: alone, so other tests do not skew the timing.
 set_tests_properties(e2e_resume PROPERTIES TIMEOUT 30 RUN_SERIAL TRUE)
 add_test(NAME e2e_slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_slurm.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_slurm PROPERTIES LABELS "slurm" TIMEOUT 60 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+set_tests_properties(e2e_slurm PROPERTIES LABELS "slurm" TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 add_test(NAME e2e_corpus_unchanged
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check.sh ${STORQ_BIN} ${STORQ_PYTHON})

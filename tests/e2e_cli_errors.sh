@@ -30,6 +30,28 @@ expect 2 "point 0: 100000000 replications (-r) of 22 values need 16.4 GiB for th
 expect 2 "\-\-n: 2000000000 servers need 127 GiB for per-server records per replication (and thread); at most 8 GiB" -- run supermarket --n 2000000000 --lambda 0.5 -r 2
 STORQ_MEMORY_LIMIT=1M expect 2 "point 1: its observables (the largest, 'u_t', has 200010 values) need .* GiB per replication in flight; at most 0.000977 GiB" -- run supermarket --mode transient --grid 100,20000 --levels 10 -r 2
 
+# A finished result or an unfinished run's partial file is never replaced without --force; the
+# output must be a regular file and not the sweep file.
+refused() { # NAME PATTERN ARGS...: storq ARGS exits 2 with PATTERN and leaves NAME as it was
+  local name=$1 pattern=$2; shift 2
+  local before out status; before=$(stat -c '%F %s %Y' "$name"; [ -f "$name" ] && md5sum < "$name")
+  out=$("$storq" "$@" 2>&1 >/dev/null); status=$?
+  if [ $status -eq 2 ] && grep -q -- "$pattern" <<<"$out" && [ "$(stat -c '%F %s %Y' "$name"; [ -f "$name" ] && md5sum < "$name")" = "$before" ]; then
+    echo "ok: storq $* -> 2: $(head -n 1 <<<"$out")"
+  else
+    echo "FAIL: storq $* -> $status: $out"; failures=$((failures + 1))
+  fi
+}
+"$storq" run supermarket "${ok[@]}" -o kept.h5 --quiet
+refused kept.h5 "\-\-output: 'kept.h5' exists (a finished result); pass \-\-force" run supermarket "${ok[@]}" -o kept.h5
+if "$storq" run supermarket "${ok[@]}" -o kept.h5 --force --quiet; then echo "ok: --force replaces"; else echo "FAIL: --force"; failures=$((failures + 1)); fi
+cp kept.h5 kept2.h5.partial
+refused kept2.h5.partial "\-\-output: 'kept2.h5.partial' exists (an unfinished run): \-\-resume completes it, \-\-force starts over" run supermarket "${ok[@]}" -o kept2.h5
+mkfifo fifo.h5
+refused fifo.h5 "\-\-output: 'fifo.h5' exists and is not a regular file" run supermarket "${ok[@]}" -o fifo.h5 --force
+printf '[run]\nmodel = supermarket\n[supermarket]\nn = 10\n' > self.ini
+refused self.ini "\-\-output: 'self.ini' is the sweep file itself" run self.ini -o self.ini --force
+
 # The output path: a missing directory, and a directory without write permission (as non-root).
 out=$("$storq" run supermarket "${ok[@]}" -o /nonexistent/dir/out.h5 2>&1); status=$?
 if [ $status -eq 2 ] && grep -q -- "--output: cannot create '/nonexistent/dir/out.h5.partial'" <<<"$out"; then

@@ -2,10 +2,10 @@
 add_test(NAME e2e_merge
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_merge.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
 # It runs MPI jobs on the 2 cores: alone, like the other MPI tests.
-set_tests_properties(e2e_merge PROPERTIES LABELS "e2e" TIMEOUT 50 RUN_SERIAL TRUE
+set_tests_properties(e2e_merge PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # The job-array batch script and its dependent merge on the local Slurm cluster (skipped without).
 add_test(NAME e2e_slurm_array
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_slurm_array.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
-set_tests_properties(e2e_slurm_array PROPERTIES LABELS "slurm" TIMEOUT 60 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+set_tests_properties(e2e_slurm_array PROPERTIES LABELS "slurm" TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")

@@ -40,6 +40,8 @@ static int *flag_option(storq_args *args, const char *a, int with_run_options)
         return NULL;
     if (is(a, "--resume", NULL))
         return &args->resume;
+    if (is(a, "--force", NULL))
+        return &args->force;
     if (is(a, "--quiet", "-q"))
         return &args->quiet;
     return NULL;

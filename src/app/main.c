@@ -18,7 +18,7 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--allow-unstable] [--quiet]\n"
+    "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--force] [--allow-unstable] [--quiet]\n"
     "  storq run SWEEP.ini [--param value ...] [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
     "  (--precision REL[:OBSERVABLE] --max-replications N: batches of -r replications until the 95% CI is within REL of the mean)\n"
     "  (options and parameters in any order, before or after the model; --help with a model lists its parameters)\n"

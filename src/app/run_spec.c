@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "args.h"
 #include "registry.h"
@@ -575,6 +576,7 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
     if (a->max_replications)
         STORQ_TRY(set_max_replications(spec, "--max-replications", a->max_replications, err));
     spec->resume |= a->resume;
+    spec->force |= a->force;
     spec->quiet |= a->quiet;
     spec->allow_unstable |= a->allow_unstable;
     return STORQ_OK;
@@ -588,6 +590,31 @@ static int default_output(storq_run_spec *spec, const char *target, storq_error 
     else
         snprintf(buf, sizeof buf, "%s.h5", spec->model->name);
     return set_output(spec, buf, err);
+}
+
+/* A finished result is never replaced, nor an unfinished run's partial file, unless --force says
+ * so; the output must be a regular file path, and not the sweep file itself. */
+static int check_output(const storq_run_spec *spec, const char *sweep, storq_error *err)
+{
+    struct stat st, sw;
+    const char *out = spec->output;
+    if (stat(out, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' exists and is not a regular "
+                              "file; name a file path", out);
+        if (sweep && stat(sweep, &sw) == 0 && sw.st_dev == st.st_dev && sw.st_ino == st.st_ino)
+            return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is the sweep file itself",
+                              out);
+        if (!spec->force)
+            return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' exists (a finished result); "
+                              "pass --force to replace it, or name another file", out);
+    }
+    char partial[1100];
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    if (stat(partial, &st) == 0 && !spec->resume && !spec->force)
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' exists (an unfinished run): "
+                          "--resume completes it, --force starts over", partial);
+    return STORQ_OK;
 }
 
 static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_options,
@@ -630,6 +657,8 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     /* -o names the file exactly; a default or [run] output name is shared by every task. */
     if (!rc && !spec->help && with_run_options && spec->task_count > 1 && !a.output)
         rc = add_task_suffix(spec, err);
+    if (!rc && !spec->help && with_run_options)
+        rc = check_output(spec, a.target && ends_with(a.target, ".ini") ? a.target : NULL, err);
     if (!rc && !spec->help)
         rc = expand_points(spec, err);
     if (!rc && !spec->help)

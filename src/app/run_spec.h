@@ -34,6 +34,7 @@ typedef struct storq_run_spec {
     size_t task_index, task_count; /* --task I/N: run only the points p with p % N == I;
                                       0 and 1 for the whole run */
     int resume;
+    int force;          /* --force: replace an existing output (finished or partial) */
     int allow_unstable;
     int quiet;
     int help;           /* --help was given: nothing else was parsed; model set if one was named */
