@@ -33,38 +33,31 @@ int storq_workqueue_create(MPI_Comm comm, size_t ncounters, storq_workqueue **ou
     return STORQ_OK;
 }
 
-int64_t storq_workqueue_next(storq_workqueue *wq, size_t c)
+/* One atomic operation on counter c, its old value returned; threads take turns (SERIALIZED). */
+static int64_t fetch_and_op(storq_workqueue *wq, size_t c, int64_t value, MPI_Op op)
 {
-    const int64_t one = 1;
     int64_t got = 0;
 #pragma omp critical(storq_mpi)
     {
-        MPI_Fetch_and_op(&one, &got, MPI_INT64_T, 0, (MPI_Aint)c, MPI_SUM, wq->win);
+        MPI_Fetch_and_op(&value, &got, MPI_INT64_T, 0, (MPI_Aint)c, op, wq->win);
         MPI_Win_flush(0, wq->win);
     }
     return got;
+}
+
+int64_t storq_workqueue_next(storq_workqueue *wq, size_t c)
+{
+    return fetch_and_op(wq, c, 1, MPI_SUM);
 }
 
 void storq_workqueue_drain(storq_workqueue *wq, size_t c, int64_t n)
 {
-    int64_t got = 0;
-#pragma omp critical(storq_mpi)
-    {
-        MPI_Fetch_and_op(&n, &got, MPI_INT64_T, 0, (MPI_Aint)c, MPI_SUM, wq->win);
-        MPI_Win_flush(0, wq->win);
-    }
+    fetch_and_op(wq, c, n, MPI_SUM);
 }
 
 int64_t storq_workqueue_read(storq_workqueue *wq, size_t c)
 {
-    const int64_t unused = 0;
-    int64_t got = 0;
-#pragma omp critical(storq_mpi)
-    {
-        MPI_Fetch_and_op(&unused, &got, MPI_INT64_T, 0, (MPI_Aint)c, MPI_NO_OP, wq->win);
-        MPI_Win_flush(0, wq->win);
-    }
-    return got;
+    return fetch_and_op(wq, c, 0, MPI_NO_OP);
 }
 
 void storq_workqueue_destroy(storq_workqueue **wq)

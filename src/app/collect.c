@@ -35,12 +35,7 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
         rc = model->compare(st->ctx[p], &sum, &ps->theory, &cmp, err);
     storq_point_precision prec = {
         .target = spec->precision, .max_replications = spec->max_replications, .met = ps->met,
-        .achieved = ps->achieved,
-        .observable = ""};
-    for (size_t i = 0; spec->precision && i < st->obs[p].ndefs; i++)
-        if (st->obs[p].defs[i].kind == STORQ_OBS_SCALAR &&
-            st->obs[p].defs[i].value_offset == st->target[p])
-            prec.observable = st->obs[p].defs[i].name;
+        .achieved = ps->achieved, .observable = spec->precision ? st->target[p]->name : ""};
     if (!rc)
         rc = storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, &sum, &ps->theory, &cmp,
                                   ps->seconds, spec->precision ? &prec : NULL, err);
@@ -156,7 +151,8 @@ static int decide(run_state *st, size_t p, storq_error *err)
             int rc = storq_summary_compute(&sum, &ps->res, err);
             ps->res.replications = full;
             STORQ_TRY(rc);
-            double mean = sum.mean[st->target[p]], half = sum.ci95[st->target[p]];
+            size_t j = st->target[p]->value_offset;
+            double mean = sum.mean[j], half = sum.ci95[j];
             storq_summary_free(&sum);
             ps->achieved = half / fabs(mean);
             ps->met = ps->achieved <= spec->precision;

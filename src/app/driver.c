@@ -67,7 +67,7 @@ static int find_target(run_state *st, size_t p, storq_error *err)
         return storq_fail(err, STORQ_ERR_USAGE, "--precision: '%s' is not a scalar observable "
                           "of point %zu (see its observables with `storq info` on a short run)",
                           name, p);
-    st->target[p] = d->value_offset;
+    st->target[p] = d;
     return STORQ_OK;
 }
 

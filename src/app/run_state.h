@@ -53,7 +53,7 @@ typedef struct run_state {
     void **ctx;               /* prepared context per point */
     storq_observables *obs;   /* the observables of every point of the task */
     size_t max_reps;          /* replications a point may take: -r, or --max-replications */
-    size_t *target;           /* --precision: per point, the offset of the targeted scalar */
+    const storq_obs_def **target; /* --precision: per point, the targeted scalar (in obs[p]) */
     double *cost;             /* relative cost of one replication, per point */
     unsigned char *done;      /* not to run: complete already (--resume), or another task's */
     storq_unit *units;        /* the run's work, in hand-out order */
