@@ -24,11 +24,14 @@ typedef enum storq_dist_kind {
     STORQ_DIST_TRACE     /* trace:PATH (i.i.d. resampling of the file's numbers) */
 } storq_dist_kind;
 
+/* The largest trace file read (1 GiB, about 100 million numbers): a trace is held in memory. */
+#define STORQ_TRACE_MAX_BYTES (1ull << 30)
+
 typedef struct storq_dist {
     storq_dist_kind kind;
     int nparams;
     double p[STORQ_DIST_MAX_PARAMS];
-    double *trace; /* owned; STORQ_DIST_TRACE only */
+    const double *trace; /* STORQ_DIST_TRACE only: the file's numbers, shared (read once) */
     size_t ntrace;
     double mean, var; /* exact (trace: of the empirical law); var is INFINITY when infinite */
     char spec[256];   /* the string it was parsed from */

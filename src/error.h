@@ -14,15 +14,14 @@ typedef struct storq_error {
     char msg[1024];
 } storq_error;
 
-/* Record the first failure (later ones keep the original message) and return code. */
+/* Record the first failure (later ones keep the original message) and return code. A word of the
+ * message longer than 200 characters (an input echoed back) is shortened to its start and length. */
 int storq_fail(storq_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Internal failures carry file and line so a bug report can point at the source. */
-#define STORQ_RUNTIME_FAIL(err, ...) \
-    storq_fail_at((err), __FILE__, __LINE__, __VA_ARGS__)
-int storq_fail_at(storq_error *err, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* A failure of the machine (I/O, memory, MPI) rather than of the input: exit status 1. Messages
+ * say what failed in the user's terms and never name the program's source files. */
+#define STORQ_RUNTIME_FAIL(err, ...) storq_fail((err), STORQ_ERR_RUNTIME, __VA_ARGS__)
 
 /* Propagate a non-zero status from a call. */
 #define STORQ_TRY(expr)                 \

@@ -1,16 +1,33 @@
 #include "memory.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#define DEFAULT_LIMIT ((size_t)8 << 30)
+#define UNSET_LIMIT ((size_t)8 << 30)
+
+static size_t rank_budget = UNSET_LIMIT;
+static unsigned replications_in_flight = 1;
+static char budget_source[256] = "8 GiB when no budget is set";
+
+void storq_memory_set_budget(size_t rank_bytes, unsigned in_flight, const char *source)
+{
+    rank_budget = rank_bytes;
+    replications_in_flight = in_flight ? in_flight : 1;
+    snprintf(budget_source, sizeof budget_source, "%s", source);
+}
 
 size_t storq_memory_limit(void)
 {
-    const char *text = getenv("STORQ_MEMORY_LIMIT");
-    if (!text || !*text)
-        return DEFAULT_LIMIT;
+    return rank_budget / replications_in_flight;
+}
+
+int storq_memory_parse_size(const char *text, size_t *bytes)
+{
+    if (!text || !*text || !(text[0] >= '0' && text[0] <= '9'))
+        return -1;
     char *end;
     errno = 0;
     double v = strtod(text, &end);
@@ -22,10 +39,11 @@ size_t storq_memory_limit(void)
     case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
     default: break;
     }
-    if (errno || *end || !(v > 0))
-        return DEFAULT_LIMIT; /* a malformed limit is ignored rather than turned into 0 */
-    double bytes = v * scale;
-    return bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+    if (errno || *end || !isfinite(v) || !(v * scale >= 1))
+        return -1;
+    double b = v * scale;
+    *bytes = b >= (double)SIZE_MAX ? SIZE_MAX : (size_t)b;
+    return 0;
 }
 
 size_t storq_bytes_mul(size_t n, size_t size)
@@ -38,17 +56,27 @@ size_t storq_bytes_add(size_t a, size_t b)
     return a > SIZE_MAX - b ? SIZE_MAX : a + b;
 }
 
-int storq_memory_check(size_t bytes, const char *what, const char *for_what, storq_error *err)
+static int over_budget(size_t bytes, size_t limit, const char *what, const char *for_what,
+                       storq_error *err)
 {
-    size_t limit = storq_memory_limit();
-    if (bytes <= limit)
-        return STORQ_OK;
     const double gib = 1024.0 * 1024 * 1024;
     if (bytes == SIZE_MAX)
         return storq_fail(err, STORQ_ERR_USAGE,
                           "%s need more memory than can be addressed %s; at most %.3g GiB are "
-                          "allowed (STORQ_MEMORY_LIMIT)", what, for_what, (double)limit / gib);
-    return storq_fail(err, STORQ_ERR_USAGE,
-                      "%s need %.3g GiB %s; at most %.3g GiB are allowed (STORQ_MEMORY_LIMIT)",
-                      what, (double)bytes / gib, for_what, (double)limit / gib);
+                          "allowed (%s)", what, for_what, (double)limit / gib, budget_source);
+    return storq_fail(err, STORQ_ERR_USAGE, "%s need %.3g GiB %s; at most %.3g GiB are allowed (%s)",
+                      what, (double)bytes / gib, for_what, (double)limit / gib, budget_source);
+}
+
+int storq_memory_check(size_t bytes, const char *what, const char *for_what, storq_error *err)
+{
+    size_t limit = storq_memory_limit();
+    return bytes <= limit ? STORQ_OK : over_budget(bytes, limit, what, for_what, err);
+}
+
+int storq_memory_check_rank(size_t bytes, const char *what, const char *for_what,
+                            storq_error *err)
+{
+    return bytes <= rank_budget ? STORQ_OK
+                                : over_budget(bytes, rank_budget, what, for_what, err);
 }

@@ -28,3 +28,8 @@ set_tests_properties(e2e_checkpoint PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERI
 add_test(NAME e2e_precision COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_precision.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_precision PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# The memory budget (estimate, limit and its source) and trace inputs, refused before any file;
+# each model's estimate is checked against the memory a replication really touches.
+add_test(NAME e2e_memory COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_memory.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")

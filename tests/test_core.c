@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "error.h"
 #include "model.h"
 #include "registry.h"
 #include "observables.h"
@@ -229,8 +230,36 @@ static void test_run_spec(void)
     storq_run_spec_free(&spec);
 }
 
+/* Messages: the first failure is kept; a huge input echoed back is shortened to its start and its
+ * length; a runtime failure carries no source file name. */
+static void test_errors(void)
+{
+    storq_error err = {0};
+    size_t n = 100000;
+    char *huge = malloc(n + 1);
+    CHECK(huge != NULL);
+    if (!huge)
+        return;
+    memset(huge, '7', n);
+    huge[n] = '\0';
+    CHECK(storq_fail(&err, STORQ_ERR_USAGE, "--n: '%s' is not an integer", huge) == STORQ_ERR_USAGE);
+    CHECK(strlen(err.msg) < 160 && strstr(err.msg, "(100002 characters) is not an integer") &&
+          !strncmp(err.msg, "--n: '7777777", 13));
+    CHECK(storq_fail(&err, STORQ_ERR_RUNTIME, "later") == STORQ_ERR_USAGE && !strstr(err.msg, "later"));
+    free(huge);
+    /* words up to 200 characters (a long path and its colon) are kept whole */
+    storq_error e2 = {0};
+    char path[200];
+    memset(path, 'p', 199);
+    path[199] = '\0';
+    STORQ_RUNTIME_FAIL(&e2, "cannot write %s: disk full", path);
+    CHECK(e2.code == STORQ_ERR_RUNTIME && strstr(e2.msg, path) && !strstr(e2.msg, ".c:") &&
+          !strstr(e2.msg, "characters)"));
+}
+
 int main(void)
 {
+    test_errors();
     test_t_quantiles();
     test_histograms();
     test_params();

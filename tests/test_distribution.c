@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -315,6 +316,15 @@ static void test_trace(void)
         CHECK(ok);
         check_moments("trace", xs, N, d.mean, d.var);
         CHECK(chi2_pvalue(obs, expct, 4) > ALPHA);
+        /* Read once: a second law naming the file shares the first's numbers; an edited file
+         * (another size or time) is read again. */
+        storq_dist again;
+        CHECK(storq_dist_parse(spec, PARAM, &again, &err) == STORQ_OK && again.trace == d.trace);
+        storq_dist_free(&again);
+        write_file(path, "3\n5\n");
+        CHECK(storq_dist_parse(spec, PARAM, &again, &err) == STORQ_OK && again.trace != d.trace &&
+              again.ntrace == 2 && again.mean == 4 && d.ntrace == 4 && d.trace[3] == 4);
+        storq_dist_free(&again);
         storq_dist_free(&d);
         CHECK(d.trace == NULL);
     }
@@ -332,6 +342,20 @@ static void test_trace(void)
         CHECK(good);
     }
     unlink(path);
+
+    /* Only regular files: a device, a directory and a FIFO are refused before any read (a FIFO
+     * without a writer would block, /dev/zero would never end). */
+    char fifo[] = "/tmp/storq_test_fifo_XXXXXX";
+    fd = mkstemp(fifo);
+    CHECK(fd >= 0 && close(fd) == 0 && unlink(fifo) == 0 && mkfifo(fifo, 0600) == 0);
+    const char *special[] = {"/dev/zero", "/tmp", fifo};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) {
+        storq_error e = {0};
+        snprintf(spec, sizeof spec, "trace:%s", special[i]);
+        rc = storq_dist_parse(spec, PARAM, &d, &e);
+        CHECK(rc == STORQ_ERR_USAGE && strstr(e.msg, "is not a regular file"));
+    }
+    unlink(fifo);
 }
 
 /* ---------------------------------------------------------------- discrete laws */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "memory.h"
 #include "stop.h"
 #include "lwl.h"
 #include "select.h"
@@ -56,6 +57,29 @@ static void fj_system_free(fj_system *s, uint64_t g)
     free(s->Dlast);
     free(s->busy);
     free(s->count);
+}
+
+/* What one replication allocates up front, counted beside the allocations it mirrors: per system
+ * (two with the companion) the release times, three per-group arrays and the policy's structures;
+ * and the replication's 3 n scratch. pod's per-group queues grow with the backlog and are not
+ * counted (they hold jobs present, like any queue). */
+size_t storq_fj_state_bytes(const fj_ctx *c)
+{
+    size_t g = (size_t)c->g, n = (size_t)c->n;
+    size_t sys = storq_bytes_mul(storq_bytes_mul(g, n), sizeof(double));
+    sys = storq_bytes_add(sys, storq_bytes_mul(g, 2 * sizeof(double) + sizeof(uint64_t)));
+    if (g > 1 && c->assign == FJ_ASSIGN_POD && c->load == FJ_LOAD_JOBS)
+        sys = storq_bytes_add(sys, storq_bytes_mul(g, sizeof(fj_fifo)));
+    if (g > 1 && c->assign == FJ_ASSIGN_LWL) {
+        size_t leaves = 1;
+        while (leaves < g && leaves <= SIZE_MAX / 2)
+            leaves *= 2;
+        sys = storq_bytes_add(sys, storq_bytes_mul(2 * leaves, sizeof(double) + sizeof(uint64_t)));
+        if (c->load == FJ_LOAD_JOBS)
+            sys = storq_bytes_add(sys, storq_bytes_mul(g, sizeof(uint64_t)));
+    }
+    size_t bytes = storq_bytes_mul(sys, c->companion ? 2 : 1);
+    return storq_bytes_add(bytes, storq_bytes_mul(n, 3 * sizeof(double)));
 }
 
 static int fj_system_init(fj_system *s, const fj_ctx *c)

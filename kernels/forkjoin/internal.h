@@ -75,6 +75,8 @@ typedef struct fj_moments {
 } fj_moments;
 
 void storq_fj_moments_compute(const fj_ctx *c, fj_moments *m);
+/* Bytes one replication allocates before its first job (dynamics.c). */
+size_t storq_fj_state_bytes(const fj_ctx *c);
 /* One replication of the point (dynamics.c). */
 int storq_fj_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
                  storq_error *err);

@@ -203,10 +203,10 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
                         (unsigned long long)c->k, (unsigned long long)c->n);
         goto fail;
     }
-    /* per replication: one release time per node (twice with the companion), and per group */
-    size_t bytes = storq_bytes_add(
-        storq_bytes_mul(storq_bytes_mul(c->g, c->n), c->companion ? 16 : 8),
-        storq_bytes_mul(c->g, 64));
+    /* per replication: release times per node, per-group arrays and the policy's, scratch */
+    if ((rc = fj_parse_assign(c, storq_param_string(p, "assign"), err)))
+        goto fail;
+    size_t bytes = storq_fj_state_bytes(c);
     char what[128];
     snprintf(what, sizeof what, "--groups/--n: %llu groups of %llu nodes",
              (unsigned long long)c->g, (unsigned long long)c->n);
@@ -214,8 +214,6 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
                                  err)))
         goto fail;
     if ((rc = fj_parse_service(c, storq_param_string(p, "service"), err)))
-        goto fail;
-    if ((rc = fj_parse_assign(c, storq_param_string(p, "assign"), err)))
         goto fail;
     if ((rc = fj_check_stability(c, p, err)))
         goto fail;

@@ -26,6 +26,8 @@ static const char **valued_option(storq_args *args, const char *a)
         return &args->precision;
     if (is(a, "--max-replications", NULL))
         return &args->max_replications;
+    if (is(a, "--memory-limit", NULL))
+        return &args->memory_limit;
     return NULL;
 }
 

@@ -40,7 +40,7 @@ static int declare_point(const storq_run_spec *spec, size_t p, void *ctx,
         size_t reps = spec->precision ? spec->max_replications : spec->replications;
         snprintf(what, sizeof what, "point %zu: %zu replications (%s) of %zu values", p, reps,
                  spec->precision ? "--max-replications" : "-r", obs.nvalues);
-        rc = storq_memory_check(storq_bytes_mul(reps,
+        rc = storq_memory_check_rank(storq_bytes_mul(reps,
                                                 storq_bytes_mul(obs.nvalues, sizeof(double))),
                                 what, "for the point's table of replications", err);
     }

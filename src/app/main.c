@@ -9,6 +9,7 @@
 #include "h5_info.h"
 #include "h5_merge.h"
 #include "interrupt.h"
+#include "memory_budget.h"
 #include "registry.h"
 #include "report.h"
 #include "args.h"
@@ -29,7 +30,10 @@ static const char usage_text[] =
     "  storq info FILE.h5          what a results file holds\n"
     "  storq merge OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
     "  storq --version\n"
-    "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n";
+    "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n"
+    "Memory: --memory-limit SIZE (or STORQ_MEMORY_LIMIT) per node; default: its available memory\n"
+    "Exit status: 0 done, 1 the machine failed (I/O, MPI), 2 invalid request (nothing run),\n"
+    "  3 stopped by a signal (finished work kept for --resume)\n";
 
 static int report_error(const storq_error *err)
 {
@@ -120,6 +124,8 @@ static int cmd_theory(int argc, char **argv)
     storq_error err = {0};
     storq_run_spec spec;
     int rc = storq_theory_spec_parse(argc, argv, &spec, &err);
+    if (!rc && !spec.help)
+        rc = storq_memory_budget_local(NULL, &err);
     if (!rc && spec.help) {
         print_help(spec.model);
         storq_run_spec_free(&spec);
@@ -191,6 +197,8 @@ static int cmd_run(int argc, char **argv)
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");
         omp_set_num_threads(1);
     }
+    if (!rc)
+        rc = storq_memory_budget_setup(MPI_COMM_WORLD, spec.memory_limit, &err);
     if (!rc)
         rc = storq_driver_run(&spec, MPI_COMM_WORLD, &err);
     /* Rank 0 reports; another rank reports only what rank 0 did not see. */

@@ -575,6 +575,7 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
         STORQ_TRY(set_precision(spec, "--precision", a->precision, err));
     if (a->max_replications)
         STORQ_TRY(set_max_replications(spec, "--max-replications", a->max_replications, err));
+    spec->memory_limit = a->memory_limit;
     spec->resume |= a->resume;
     spec->force |= a->force;
     spec->quiet |= a->quiet;

@@ -29,6 +29,7 @@ typedef struct storq_run_spec {
     double precision;         /* --precision REL: target 95% CI half-width / |mean|; 0: none */
     char *precision_obs;      /* the observable it targets; NULL: the model's headline */
     size_t max_replications;  /* with --precision: at most this many per point */
+    const char *memory_limit; /* --memory-limit, into argv; NULL: STORQ_MEMORY_LIMIT or available */
     uint64_t seed;
     char *output;
     size_t task_index, task_count; /* --task I/N: run only the points p with p % N == I;

@@ -1,0 +1,133 @@
+#include "memory_budget.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+
+/* MemAvailable from /proc/meminfo in bytes, or SIZE_MAX when unknown. */
+static size_t meminfo_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return SIZE_MAX;
+    char line[256];
+    unsigned long long kib = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    return found ? storq_bytes_mul((size_t)kib, 1024) : SIZE_MAX;
+}
+
+/* A cgroup v2 file holding one number ("max" means no limit): SIZE_MAX when absent or "max". */
+static size_t cgroup_number(const char *dir, const char *file)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "/sys/fs/cgroup%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return SIZE_MAX;
+    unsigned long long v;
+    int ok = fscanf(f, "%llu", &v) == 1;
+    fclose(f);
+    return ok ? (size_t)v : SIZE_MAX;
+}
+
+/* The room left under this process's cgroup (v2) limits, the tightest over its ancestors, or
+ * SIZE_MAX without a limit. */
+static size_t cgroup_available(void)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f)
+        return SIZE_MAX;
+    char line[4096], dir[4096] = "";
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            snprintf(dir, sizeof dir, "%s", line + 3);
+            dir[strcspn(dir, "\n")] = '\0';
+        }
+    fclose(f);
+    size_t room = SIZE_MAX;
+    for (;;) {
+        size_t max = cgroup_number(dir, "memory.max"), used = cgroup_number(dir, "memory.current");
+        if (max != SIZE_MAX) {
+            size_t left = used != SIZE_MAX && used < max ? max - used : 0;
+            if (used == SIZE_MAX)
+                left = max;
+            if (left < room)
+                room = left;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || dir[0] == '\0')
+            break;
+        *slash = '\0';
+    }
+    return room;
+}
+
+static size_t node_available(void)
+{
+    size_t a = meminfo_available(), c = cgroup_available();
+    a = c < a ? c : a;
+    return a == SIZE_MAX ? (size_t)8 << 30 : a;
+}
+
+/* The node's budget and where it comes from. */
+static int node_budget(const char *limit_text, size_t *bytes, char *source, size_t len,
+                       storq_error *err)
+{
+    const char *env = getenv("STORQ_MEMORY_LIMIT");
+    if (limit_text) {
+        if (storq_memory_parse_size(limit_text, bytes))
+            return storq_fail(err, STORQ_ERR_USAGE, "--memory-limit: '%.40s' is not a size; give "
+                              "bytes or a number with K, M, G or T (e.g. 16G)", limit_text);
+        snprintf(source, len, "--memory-limit %s", limit_text);
+    } else if (env && *env) {
+        if (storq_memory_parse_size(env, bytes))
+            return storq_fail(err, STORQ_ERR_USAGE, "STORQ_MEMORY_LIMIT: '%.40s' is not a size; "
+                              "give bytes or a number with K, M, G or T (e.g. 16G)", env);
+        snprintf(source, len, "STORQ_MEMORY_LIMIT=%s", env);
+    } else {
+        *bytes = node_available();
+        snprintf(source, len, "the node's available memory, %.3g GiB", (double)*bytes / (1 << 30));
+    }
+    return STORQ_OK;
+}
+
+int storq_memory_budget_setup(MPI_Comm comm, const char *limit_text, storq_error *err)
+{
+    char source[160];
+    size_t node_bytes;
+    int rc = node_budget(limit_text, &node_bytes, source, sizeof source, err);
+    /* every rank reads the same options; only the available memory differs between nodes */
+    if (rc)
+        return rc;
+    MPI_Comm node;
+    int ranks_on_node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &ranks_on_node);
+    MPI_Comm_free(&node);
+    unsigned long long mine = (unsigned long long)(node_bytes / (size_t)ranks_on_node), least;
+    MPI_Allreduce(&mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+    unsigned threads = (unsigned)omp_get_max_threads();
+    char full[256];
+    snprintf(full, sizeof full, "%s shared by %d rank%s x %u thread%s per node; %s", source,
+             ranks_on_node, ranks_on_node == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+             limit_text ? "fewer threads or ranks leave more to each"
+                        : "--memory-limit sets another budget");
+    storq_memory_set_budget((size_t)least, threads, full);
+    return STORQ_OK;
+}
+
+int storq_memory_budget_local(const char *limit_text, storq_error *err)
+{
+    char source[160];
+    size_t bytes;
+    STORQ_TRY(node_budget(limit_text, &bytes, source, sizeof source, err));
+    storq_memory_set_budget(bytes, 1, source);
+    return STORQ_OK;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The memory budget (src/memory.h, src/app/memory_budget.c) and trace inputs: refused before any
+# file exists, with the estimate, the limit and where the limit comes from; and each model's
+# estimate of a replication's state is not below what a replication really touches.
+set -uo pipefail
+. "$(dirname "$0")/usage_errors.sh" # before the cd: $0 may be relative
+storq=$1; python=$2; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
+failures=0
+
+# One thread and a stated limit, so the messages do not depend on the machine.
+export OMP_NUM_THREADS=1
+STORQ_MEMORY_LIMIT=8G expect 2 "point 0: its observables (the largest, 'u_t', has 100000100000 values) need 745 GiB per replication in flight; at most 8 GiB are allowed (STORQ_MEMORY_LIMIT=8G shared by 1 rank x 1 thread per node" -- run supermarket --mode transient --grid 1000000 --levels 100000 -r 2
+STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 100000000 replications (-r) of 22 values need 16.4 GiB for the point's table" -- run supermarket --n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 100000000
+STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 2147483648 replications (-r) of .* values need 384 GiB for the point's table" -- run supermarket --n 10 -r 2147483648
+STORQ_MEMORY_LIMIT=8G expect 2 "\-\-n: 2000000000 servers need 127 GiB for per-server records per replication (and thread); at most 8 GiB" -- run supermarket --n 2000000000 --lambda 0.5 -r 2
+STORQ_MEMORY_LIMIT=1M expect 2 "point 1: its observables (the largest, 'u_t', has 200010 values) need .* GiB per replication in flight; at most 0.000977 GiB" -- run supermarket --mode transient --grid 100,20000 --levels 10 -r 2
+# --memory-limit is the node's budget, shared by its ranks and their threads; it overrides the
+# environment; without either, the node's available memory is the budget.
+OMP_NUM_THREADS=2 STORQ_MEMORY_LIMIT=100G expect 2 "\-\-n: 20000000 servers need 1.27 GiB .* at most 0.5 GiB are allowed (\-\-memory-limit 1G shared by 1 rank x 2 threads per node" -- run supermarket --n 20000000 -r 2 --memory-limit 1G
+expect 2 "\-\-n: 2000000000 servers need 127 GiB .* (the node's available memory, .* GiB shared by 1 rank x 1 thread per node; \-\-memory-limit sets another budget)" -- run supermarket --n 2000000000 -r 2
+expect 2 "\-\-memory-limit: 'lots' is not a size" -- run supermarket -r 2 --memory-limit lots
+expect 2 "\-\-memory-limit: '0' is not a size" -- run supermarket -r 2 --memory-limit 0
+STORQ_MEMORY_LIMIT=12X expect 2 "STORQ_MEMORY_LIMIT: '12X' is not a size" -- run supermarket -r 2
+
+# Traces: only regular files, at most 1 GiB (a sparse file of 1.1 GiB is refused unread).
+truncate -s 1100M big.txt
+expect 2 "\-\-service: 'trace:big.txt': trace file 'big.txt' holds 1.07 GiB; traces are read into memory and may hold at most 1 GiB" -- run supermarket --service trace:big.txt -r 2
+expect 2 "trace file '/dev/zero' is not a regular file" -- run supermarket --service trace:/dev/zero -r 2
+mkfifo pipe.txt
+expect 2 "trace file 'pipe.txt' is not a regular file" -- run forkjoin --service trace:pipe.txt -r 2
+rm -f big.txt pipe.txt
+
+# Each model's estimate against the memory one replication really touches: the peak resident
+# size of a run with a large state minus that of the same run with a tiny one. The estimate may
+# exceed it (arrays a short run leaves untouched) but must not fall below it.
+peak_kib() { # ARGS...: the peak resident size of storq ARGS, in KiB
+  "$python" - "$storq" "$@" <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+estimate_kib() { # ARGS...: the estimate storq states for ARGS' replication state, in KiB
+  local msg; msg=$(STORQ_MEMORY_LIMIT=1K "$storq" "$@" 2>&1 >/dev/null)
+  sed -n 's/.* need \([0-9.e+-]*\) GiB for per-.*/\1/p' <<<"$msg" | awk '{printf "%d", $1 * 1048576}'
+}
+check_estimate() { # LABEL "BIG ARGS" "SMALL ARGS"
+  local label=$1 big small est grown
+  read -ra big <<<"$2"; read -ra small <<<"$3"
+  est=$(estimate_kib run "${big[@]}" -r 1 -o est.h5)
+  grown=$(( $(peak_kib run "${big[@]}" -r 1 -o big.h5 --quiet --force) - $(peak_kib run "${small[@]}" -r 1 -o small.h5 --quiet --force) ))
+  rm -f big.h5 small.h5
+  if [ -n "$est" ] && [ "$grown" -gt 10000 ] && [ "$est" -ge $((grown * 9 / 10)) ]; then
+    echo "ok: $label: estimate $est KiB, touched $grown KiB"
+  else
+    echo "FAIL: $label: estimate '${est}' KiB below the $grown KiB a replication touched"; failures=$((failures + 1))
+  fi
+}
+check_estimate "supermarket servers" "supermarket --n 1000000 --warmup 0 --arrivals 2000000" "supermarket --n 10 --warmup 0 --arrivals 2000000"
+check_estimate "cluster coupled" "cluster --m 1000000 --lambda 700000 --warmup 0 --arrivals 2000000" "cluster --m 10 --lambda 7 --warmup 0 --arrivals 2000000"
+check_estimate "forkjoin with companion" "forkjoin --n 1000000 --k 500000 --correlation 0.5 --warmup 0 --arrivals 20" "forkjoin --n 10 --k 5 --correlation 0.5 --warmup 0 --arrivals 20"
+
+[ "$failures" -eq 0 ] && echo "all memory checks passed" || { echo "$failures failed"; exit 1; }
