@@ -16,7 +16,8 @@ for sig in TERM USR1 INT; do
   rm -f stopped.h5 stopped.h5.partial
   OMP_NUM_THREADS=2 "$storq" "${args[@]}" -o stopped.h5 > run.log 2> err.log &
   pid=$!
-  for _ in $(seq 100); do grep -q "^point 0" run.log && break; sleep 0.05; done
+  # under load (other tests, other work) the first replications take longer: wait for point 0
+  for _ in $(seq 600); do grep -q "^point 0" run.log && break; sleep 0.05; done
   sleep 0.3
   t0=$(date +%s.%N)
   kill -$sig $pid
