@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "h5_checksum.h"
 #include "h5_run.h"
 #include "h5_util.h"
 #include "partial_file.h"
@@ -550,6 +551,8 @@ static int write_point_body(hid_t g, const storq_h5_file *f, const storq_params 
     STORQ_TRY(write_observables(g, res, summary, err));
     STORQ_TRY(write_arrays(g, STORQ_SCHEMA_THEORY, theory, err));
     STORQ_TRY(write_arrays(g, STORQ_SCHEMA_COMPARISON, comparison, err));
+    /* Readers check every object against it: a bit changed on disk or in a copy is found. */
+    STORQ_TRY(storq_h5_checksum_stamp(g, err));
     /* Last: a group without status "complete" is an interrupted write, dropped by --resume. */
     return storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_STATUS, STORQ_SCHEMA_COMPLETE, err);
 }
