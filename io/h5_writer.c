@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "h5_check.h"
 #include "h5_checksum.h"
 #include "h5_run.h"
 #include "h5_util.h"
@@ -615,7 +616,8 @@ static int refuse(storq_error *err, const char *partial, const char *what)
 }
 
 static int check_same_run(hid_t file, const char *partial, const storq_run_meta *meta,
-                          const storq_model *model, size_t npoints, storq_error *err)
+                          const storq_model *model, const storq_params *points, size_t npoints,
+                          storq_error *err)
 {
     storq_h5_run there, here = {.seed = meta->seed, .replications = meta->replications,
                                 .npoints = npoints};
@@ -640,11 +642,16 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     }
     storq_h5_run_free(&there);
     storq_h5_run_free(&here);
+    /* The same run by its description; now every point the file holds must be one of it, whole. */
+    storq_h5_expect expect = {model, points, npoints};
+    if (!rc)
+        rc = storq_h5_check_file(file, partial, "--resume", &expect, NULL, err);
     return rc;
 }
 
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
-                    size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err)
+                    const storq_params *points, size_t npoints, unsigned char *done,
+                    storq_h5_file **out, storq_error *err)
 {
     *out = NULL;
     storq_h5u_quiet();
@@ -667,7 +674,7 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
                                      "to start over");
     }
     if (!rc)
-        rc = check_same_run(f->file, f->partial_path, meta, model, npoints, err);
+        rc = check_same_run(f->file, f->partial_path, meta, model, points, npoints, err);
     if (!rc)
         rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
     for (size_t p = 0; !rc && p < npoints; p++)
