@@ -31,9 +31,16 @@ typedef struct storq_h5_checked {
 } storq_h5_checked;
 
 /* Check the open file (which passed storq_schema_check). label prefixes messages ("merge",
- * "--resume"), or NULL; expect may be NULL; out may be NULL. Point groups without status
- * "complete" and checkpoints without it are not read by any reader, and are not checked. */
-int storq_h5_check_file(hid_t file, const char *path, const char *label,
-                        const storq_h5_expect *expect, storq_h5_checked *out, storq_error *err);
+ * "--resume"), or NULL; out may be NULL. Point groups without status "complete" and checkpoints
+ * without it are not read by any reader, and are not checked. */
+int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
+                        storq_error *err);
+
+/* --resume, after storq_h5_check_file and the comparison of the runs' descriptions:
+ * /points/index holds exactly the points of the run being resumed (names, types and values of
+ * its parameters), so every point the file holds is one of them (storq_h5_check_file checked
+ * each against the index). */
+int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
+                             const storq_h5_expect *expect, storq_error *err);
 
 #endif

@@ -712,7 +712,7 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
                                 "to read it meanwhile",
                                 &file, NULL, err));
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
-    int checked = storq_h5_check_file(file, path, NULL, NULL, NULL, err);
+    int checked = storq_h5_check_file(file, path, NULL, NULL, err);
     if (checked) {
         H5Fclose(file);
         return checked;

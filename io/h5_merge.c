@@ -100,7 +100,7 @@ static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
 {
     merge_input *in = &m->in[i];
     storq_h5_checked checked;
-    STORQ_TRY(storq_h5_check_file(file, in->path, "merge", NULL, &checked, err));
+    STORQ_TRY(storq_h5_check_file(file, in->path, "merge", &checked, err));
     STORQ_TRY(storq_h5_run_read(file, &in->run, err));
     in->index_crc = checked.index_crc;
     if (i == 0) {

@@ -622,6 +622,8 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     storq_h5_run there, here = {.seed = meta->seed, .replications = meta->replications,
                                 .npoints = npoints};
     STORQ_TRY(storq_schema_check(file, partial, "--resume", STORQ_SCHEMA_READ, NULL, err));
+    /* Nothing of the file is used before it passed the readers' checks. */
+    STORQ_TRY(storq_h5_check_file(file, partial, "--resume", NULL, err));
     STORQ_TRY(storq_h5_run_read(file, &there, err));
     here.model = strdup(model->name);
     here.config = strdup(meta->config_text ? meta->config_text : "");
@@ -642,10 +644,10 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     }
     storq_h5_run_free(&there);
     storq_h5_run_free(&here);
-    /* The same run by its description; now every point the file holds must be one of it, whole. */
+    /* The same run by its description; its index must hold this run's points too. */
     storq_h5_expect expect = {model, points, npoints};
     if (!rc)
-        rc = storq_h5_check_file(file, partial, "--resume", &expect, NULL, err);
+        rc = storq_h5_check_points_of(file, partial, "--resume", &expect, err);
     return rc;
 }
 
@@ -668,10 +670,17 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
                         f->partial_path, strerror(errno));
     if (!rc) {
         f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+        char detail[512] = "";
         if (f->file < 0)
-            rc = storq_h5u_fail_file(err, f->partial_path,
-                                     "cannot open it as HDF5 (damaged?); run without --resume "
-                                     "to start over");
+            storq_h5u_error_detail(detail, sizeof detail);
+        /* A damaged partial is the file given (usage); a lock held elsewhere is not. */
+        if (f->file < 0 && !strstr(detail, "unable to lock"))
+            rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: %s is damaged: HDF5 cannot open "
+                            "it (%s); run without --resume to start over", f->partial_path,
+                            detail);
+        else if (f->file < 0)
+            rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: cannot open %s (HDF5: %s)",
+                            f->partial_path, detail);
     }
     if (!rc)
         rc = check_same_run(f->file, f->partial_path, meta, model, points, npoints, err);
