@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_check.h"
 #include "h5_util.h"
 #include "schema.h"
 #include "table.h"
@@ -710,6 +711,12 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
                                 "if a run is still writing it, set HDF5_USE_FILE_LOCKING=FALSE "
                                 "to read it meanwhile",
                                 &file, NULL, err));
+    /* Everything printed below was checked first: a damaged or crafted file is refused. */
+    int checked = storq_h5_check_file(file, path, NULL, NULL, err);
+    if (checked) {
+        H5Fclose(file);
+        return checked;
+    }
     print_root(file, path, out);
     print_units(file, out);
     uint64_t *ids = NULL;

@@ -14,6 +14,7 @@
 
 #include "h5_merge.h"
 
+#include "h5_check.h"
 #include "h5_run.h"
 #include "h5_util.h"
 #include "partial_file.h"
@@ -26,6 +27,7 @@ typedef struct merge_input {
     storq_h5_run run;
     size_t complete, interrupted; /* point groups with and without status "complete" */
     size_t checkpointed;          /* unfinished points with a checkpoint (never copied) */
+    uint32_t index_crc;           /* of its /points/index: every input's must be the same */
 } merge_input;
 
 typedef struct merge {
@@ -97,7 +99,10 @@ static size_t count_checkpoints(hid_t file, const merge *m)
 static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
 {
     merge_input *in = &m->in[i];
+    storq_h5_checked checked;
+    STORQ_TRY(storq_h5_check_file(file, in->path, "merge", &checked, err));
     STORQ_TRY(storq_h5_run_read(file, &in->run, err));
+    in->index_crc = checked.index_crc;
     if (i == 0) {
         m->npoints = in->run.npoints;
         m->owner = calloc(m->npoints + 1, sizeof *m->owner);
@@ -111,6 +116,10 @@ static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
     if (i > 0 && storq_h5_run_differ(&in->run, la, &m->in[0].run, lb, what, sizeof what))
         return storq_fail(err, STORQ_ERR_USAGE, "merge: %s and %s hold different runs (%s)",
                           in->path, m->in[0].path, what);
+    if (i > 0 && in->index_crc != m->in[0].index_crc)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: %s and %s hold different runs (their "
+                          "/" STORQ_SCHEMA_POINTS "/" STORQ_SCHEMA_INDEX " differ: other "
+                          "parameter values)", in->path, m->in[0].path);
     STORQ_TRY(storq_h5_run_scan_points(file, m->npoints, m->state, 0, err));
     for (size_t p = 0; p < m->npoints; p++) {
         in->interrupted += m->state[p] == 2;

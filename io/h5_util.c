@@ -47,6 +47,14 @@ static int vfail(storq_error *err, hid_t loc, const char *path, const char *fmt,
     return storq_fail(err, STORQ_ERR_RUNTIME, "'%s': %s", file, what);
 }
 
+void storq_h5u_error_detail(char *buf, size_t size)
+{
+    char detail[512] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_error, detail);
+    H5Eclear2(H5E_DEFAULT);
+    snprintf(buf, size, "%s", detail);
+}
+
 int storq_h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
 {
     va_list ap;

@@ -20,6 +20,9 @@ int storq_h5u_fail(storq_error *err, hid_t loc, const char *fmt, ...)
 int storq_h5u_fail_file(storq_error *err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* HDF5's innermost error message of the last failed call ("" when none), then clear them. */
+void storq_h5u_error_detail(char *buf, size_t size);
+
 /* Close helpers that accept negative ids, so cleanup paths stay short. */
 void storq_h5u_close_group(hid_t *id);
 void storq_h5u_close_dataset(hid_t *id);

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "h5_check.h"
+#include "h5_checksum.h"
 #include "h5_run.h"
 #include "h5_util.h"
 #include "partial_file.h"
@@ -550,6 +552,8 @@ static int write_point_body(hid_t g, const storq_h5_file *f, const storq_params 
     STORQ_TRY(write_observables(g, res, summary, err));
     STORQ_TRY(write_arrays(g, STORQ_SCHEMA_THEORY, theory, err));
     STORQ_TRY(write_arrays(g, STORQ_SCHEMA_COMPARISON, comparison, err));
+    /* Readers check every object against it: a bit changed on disk or in a copy is found. */
+    STORQ_TRY(storq_h5_checksum_stamp(g, err));
     /* Last: a group without status "complete" is an interrupted write, dropped by --resume. */
     return storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_STATUS, STORQ_SCHEMA_COMPLETE, err);
 }
@@ -612,11 +616,14 @@ static int refuse(storq_error *err, const char *partial, const char *what)
 }
 
 static int check_same_run(hid_t file, const char *partial, const storq_run_meta *meta,
-                          const storq_model *model, size_t npoints, storq_error *err)
+                          const storq_model *model, const storq_params *points, size_t npoints,
+                          storq_error *err)
 {
     storq_h5_run there, here = {.seed = meta->seed, .replications = meta->replications,
                                 .npoints = npoints};
     STORQ_TRY(storq_schema_check(file, partial, "--resume", STORQ_SCHEMA_READ, NULL, err));
+    /* Nothing of the file is used before it passed the readers' checks. */
+    STORQ_TRY(storq_h5_check_file(file, partial, "--resume", NULL, err));
     STORQ_TRY(storq_h5_run_read(file, &there, err));
     here.model = strdup(model->name);
     here.config = strdup(meta->config_text ? meta->config_text : "");
@@ -637,11 +644,16 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     }
     storq_h5_run_free(&there);
     storq_h5_run_free(&here);
+    /* The same run by its description; its index must hold this run's points too. */
+    storq_h5_expect expect = {model, points, npoints};
+    if (!rc)
+        rc = storq_h5_check_points_of(file, partial, "--resume", &expect, err);
     return rc;
 }
 
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
-                    size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err)
+                    const storq_params *points, size_t npoints, unsigned char *done,
+                    storq_h5_file **out, storq_error *err)
 {
     *out = NULL;
     storq_h5u_quiet();
@@ -658,13 +670,20 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
                         f->partial_path, strerror(errno));
     if (!rc) {
         f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+        char detail[512] = "";
         if (f->file < 0)
-            rc = storq_h5u_fail_file(err, f->partial_path,
-                                     "cannot open it as HDF5 (damaged?); run without --resume "
-                                     "to start over");
+            storq_h5u_error_detail(detail, sizeof detail);
+        /* A damaged partial is the file given (usage); a lock held elsewhere is not. */
+        if (f->file < 0 && !strstr(detail, "unable to lock"))
+            rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: %s is damaged: HDF5 cannot open "
+                            "it (%s); run without --resume to start over", f->partial_path,
+                            detail);
+        else if (f->file < 0)
+            rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: cannot open %s (HDF5: %s)",
+                            f->partial_path, detail);
     }
     if (!rc)
-        rc = check_same_run(f->file, f->partial_path, meta, model, npoints, err);
+        rc = check_same_run(f->file, f->partial_path, meta, model, points, npoints, err);
     if (!rc)
         rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
     for (size_t p = 0; !rc && p < npoints; p++)

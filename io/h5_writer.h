@@ -32,10 +32,12 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
                     storq_error *err);
 
 /* Reopen final_path.partial after a crash or time limit. Refuses (usage error) when its config
- * text, seed, replications, model or task differ from this run's. done[p] is set to 1 for each
- * point already complete in the file. */
+ * text, seed, replications, model or task differ from this run's, when its index does not hold
+ * exactly points[0..npoints), or when it fails the readers' checks (io/h5_check.h: a damaged
+ * or altered file). done[p] is set to 1 for each point already complete in the file. */
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
-                    size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err);
+                    const storq_params *points, size_t npoints, unsigned char *done,
+                    storq_h5_file **out, storq_error *err);
 
 /* Why a point run with a precision target stopped where it did (point attributes). */
 typedef struct storq_point_precision {

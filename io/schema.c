@@ -21,7 +21,8 @@ const char *const storq_schema_point_names[] = {
     STORQ_SCHEMA_ATTR_REPLICATIONS, STORQ_SCHEMA_ATTR_WALL_SECONDS, STORQ_SCHEMA_ATTR_EVENTS,
     STORQ_SCHEMA_ATTR_PRECISION_TARGET, STORQ_SCHEMA_ATTR_PRECISION_OBSERVABLE,
     STORQ_SCHEMA_ATTR_PRECISION_ACHIEVED, STORQ_SCHEMA_ATTR_PRECISION_MET,
-    STORQ_SCHEMA_ATTR_MAX_REPLICATIONS, STORQ_SCHEMA_ATTR_STOPPED_BECAUSE, NULL};
+    STORQ_SCHEMA_ATTR_MAX_REPLICATIONS, STORQ_SCHEMA_ATTR_STOPPED_BECAUSE,
+    STORQ_SCHEMA_ATTR_CRC32, NULL};
 
 /* A usage error worded "LABEL: what", or "what" without a label. */
 static int refuse(storq_error *err, const char *label, const char *fmt, ...)
@@ -90,9 +91,18 @@ int storq_schema_open(const char *path, const char *label, storq_schema_use use,
     if (is_h5 <= 0)
         return refuse(err, label, "%s is not a storq results file (not HDF5)", path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
-        return storq_h5u_fail_file(err, path, "%s%scannot open the file (%s)",
-                                   label ? label : "", label ? ": " : "", busy_hint);
+    if (f < 0) {
+        /* A lock held by a run writing the file is a matter of time; anything else (a file cut
+         * short, a damaged superblock) is the file given. */
+        char detail[512];
+        storq_h5u_error_detail(detail, sizeof detail);
+        if (strstr(detail, "unable to lock"))
+            return storq_fail(err, STORQ_ERR_RUNTIME, "%s%s'%s': cannot open the file (%s) "
+                              "(HDF5: %s)", label ? label : "", label ? ": " : "", path,
+                              busy_hint, detail);
+        return refuse(err, label, "%s is damaged: HDF5 cannot open it (%s)", path,
+                      detail[0] ? detail : "no detail");
+    }
     int rc = storq_schema_check(f, path, label, use, info, err);
     if (rc) {
         H5Fclose(f);

@@ -55,6 +55,9 @@
 /* A point group: its attributes besides the point's parameters, and its groups. Its status is
  * written last, so a group without status "complete" is an interrupted write. */
 #define STORQ_SCHEMA_ATTR_STATUS "status"
+/* Every object of a point group (itself included): uint32, the CRC-32 of its data and its other
+ * attributes (io/h5_checksum.h). Absent from files written before it: they are read unchecked. */
+#define STORQ_SCHEMA_ATTR_CRC32 "crc32"
 #define STORQ_SCHEMA_COMPLETE "complete"
 #define STORQ_SCHEMA_ATTR_WALL_SECONDS "wall_seconds"
 #define STORQ_SCHEMA_ATTR_EVENTS "events"

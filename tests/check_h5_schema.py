@@ -11,7 +11,9 @@ finished file holds none. The run's record of its units (/run/units, /run/sessio
 attributes), optional in any 1.x file, is checked when present. Prints every violation and exits 1
 when there is any, else prints a one-line summary and exits 0."""
 import re
+import struct
 import sys
+import zlib
 
 import h5py
 import numpy as np
@@ -199,7 +201,58 @@ class Checker:
             if sub in g:
                 for name, d in g[sub].items():
                     self.check_array(d, f"{where}/{sub}/{name}")
+        self.check_checksums(g)
         return True
+
+    # ---- checksums (io/h5_checksum.c, recomputed independently) ----
+
+    @staticmethod
+    def value_crc(crc, dtype, shape, value):
+        """Feed one value: class, rank, dims (uint64 LE), then the elements."""
+        is_str = h5py.check_string_dtype(dtype) is not None or dtype.kind == "S"
+        cls = "s" if is_str else {"f": "f", "i": "i", "u": "u"}.get(dtype.kind)
+        if cls is None:
+            return None
+        crc = zlib.crc32(cls.encode() + bytes([len(shape)]) +
+                         b"".join(struct.pack("<Q", d) for d in shape), crc)
+        if is_str:
+            for e in np.asarray(value, dtype=object).ravel():
+                b = e.encode() if isinstance(e, str) else bytes(e)
+                crc = zlib.crc32(b.split(b"\0")[0] + b"\0", crc)
+            return crc
+        wide = {"f": "<f8", "i": "<i8", "u": "<u8"}[cls]
+        return zlib.crc32(np.asarray(value).astype(wide).tobytes(), crc)
+
+    def object_crc(self, obj):
+        crc = 0
+        for name in sorted(obj.attrs.keys(), key=lambda k: k.encode()):
+            if name in ("crc32", "status"):
+                continue
+            aid = obj.attrs.get_id(name)
+            crc = self.value_crc(zlib.crc32(name.encode() + b"\0", crc), aid.dtype, aid.shape,
+                                 obj.attrs[name])
+            if crc is None:
+                return None
+        if isinstance(obj, h5py.Dataset):
+            crc = self.value_crc(zlib.crc32(b"\0", crc), obj.dtype, obj.shape, obj[()])
+        return crc
+
+    def check_checksums(self, point):
+        """Every object of a point with a checksum has one, and it matches its contents."""
+        if "crc32" not in point.attrs:
+            return
+        objects = [point]
+        point.visititems(lambda name, obj: objects.append(obj))
+        for obj in objects:
+            if not self.expect("crc32" in obj.attrs, obj.name, "no checksum (crc32)"):
+                continue
+            stored = np.asarray(obj.attrs["crc32"])
+            self.expect(stored.dtype == np.uint32 and stored.shape == (), obj.name,
+                        f"crc32 is {stored.dtype} {stored.shape}, expected a uint32 scalar")
+            now = self.object_crc(obj)
+            self.expect(now == int(stored), obj.name,
+                        f"crc32 {int(stored):08x} stored, {now if now is None else format(now, '08x')} "
+                        "computed: the data or attributes changed")
 
     def check_observable(self, point, name, reps):
         where = f"{point.name}/observables/{name}"

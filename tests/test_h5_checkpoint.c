@@ -194,7 +194,7 @@ static void test_round_trip(const storq_params *points)
     storq_h5_close(&f);
 
     unsigned char done[NPOINTS] = {9, 9};
-    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, points, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 0 && done[1] == 0);
     snapshot r;
     double seconds = -1;
@@ -322,7 +322,7 @@ static void test_resume_tidies(const storq_params *points)
     CHECK(minor_version(partial) == STORQ_SCHEMA_MINOR_CHECKPOINTS);
 
     unsigned char done[NPOINTS];
-    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, points, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 1 && done[1] == 0);
     snapshot r;
     double seconds;

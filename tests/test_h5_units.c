@@ -290,7 +290,7 @@ static void test_sessions(const storq_params *points)
 
     unsigned char done[NPOINTS];
     err = (storq_error){0};
-    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, points, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 0 && done[1] == 1);
     CHECK(write_complete(f, points, 0) == STORQ_OK);
     CHECK(storq_h5_write_units(f, second, NSECOND, 4, 1.25, &err) == STORQ_OK);
@@ -409,7 +409,7 @@ static void test_merge(const storq_params *points)
     storq_h5_file *f = NULL;
     unsigned char done[NPOINTS];
     err = (storq_error){0};
-    CHECK(storq_h5_resume(merged, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(merged, &meta, &fake_model, points, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 0 && done[1] == 1);
     CHECK(write_complete(f, points, 0) == STORQ_OK);
     CHECK(storq_h5_write_units(f, second, NSECOND, 4, 1.25, &err) == STORQ_OK);

@@ -293,7 +293,8 @@ static void test_bad_output(const storq_run_meta *meta, const storq_params *poin
     CHECK(strstr(err.msg, "is a directory") != NULL);
 }
 
-static void test_resume_refusals(const char *final, const storq_run_meta *meta)
+static void test_resume_refusals(const char *final, const storq_run_meta *meta,
+                                 const storq_params *points)
 {
     storq_error err = {0};
     storq_h5_file *f = NULL;
@@ -301,7 +302,7 @@ static void test_resume_refusals(const char *final, const storq_run_meta *meta)
 
     storq_run_meta other = *meta;
     other.seed = 8;
-    CHECK(storq_h5_resume(final, &other, &fake_model, NPOINTS, done, &f, &err) ==
+    CHECK(storq_h5_resume(final, &other, &fake_model, points, NPOINTS, done, &f, &err) ==
           STORQ_ERR_USAGE);
     CHECK(f == NULL);
     CHECK(strstr(err.msg, "written by a different run (seed 7 there, 8 here)") != NULL);
@@ -310,7 +311,7 @@ static void test_resume_refusals(const char *final, const storq_run_meta *meta)
     err = (storq_error){0};
     other = *meta;
     other.config_text = "[run]\nmodel = fake\nreplications = 4\nseed = 7\n\n[fake]\nn = 10 20\n";
-    CHECK(storq_h5_resume(final, &other, &fake_model, NPOINTS, done, &f, &err) ==
+    CHECK(storq_h5_resume(final, &other, &fake_model, points, NPOINTS, done, &f, &err) ==
           STORQ_ERR_USAGE);
     CHECK(strstr(err.msg, "config line 7: 'n = 10 20 40' there, 'n = 10 20' here") != NULL);
     printf("refusal: %s\n", err.msg);
@@ -318,12 +319,12 @@ static void test_resume_refusals(const char *final, const storq_run_meta *meta)
     err = (storq_error){0};
     other = *meta;
     other.replications = 5;
-    CHECK(storq_h5_resume(final, &other, &fake_model, NPOINTS, done, &f, &err) ==
+    CHECK(storq_h5_resume(final, &other, &fake_model, points, NPOINTS, done, &f, &err) ==
           STORQ_ERR_USAGE);
     CHECK(strstr(err.msg, "replications 4 there, 5 here") != NULL);
 
     err = (storq_error){0};
-    CHECK(storq_h5_resume("never_written.h5", meta, &fake_model, NPOINTS, done, &f, &err) ==
+    CHECK(storq_h5_resume("never_written.h5", meta, &fake_model, points, NPOINTS, done, &f, &err) ==
           STORQ_ERR_USAGE);
     CHECK(strstr(err.msg, "--resume: no never_written.h5.partial to resume; run without --resume") !=
           NULL);
@@ -408,19 +409,19 @@ int main(int argc, char **argv)
     if (err.code)
         fprintf(stderr, "%s\n", err.msg);
 
-    test_resume_refusals(final, &meta);
+    test_resume_refusals(final, &meta, points);
     CHECK(exists(partial));
 
     /* Resume: points 0 and 1 are done, the interrupted group 2 is dropped. */
     unsigned char done[NPOINTS] = {9, 9, 9};
     err = (storq_error){0};
-    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, points, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 1 && done[1] == 1 && done[2] == 0);
     storq_h5_close(&f);
     CHECK(has_group(partial, "/points/000002") == 0);
     CHECK(has_group(partial, "/points/000001") == 1);
 
-    CHECK(storq_h5_resume(final, &meta, &fake_model, NPOINTS, done, &f, &err) == STORQ_OK);
+    CHECK(storq_h5_resume(final, &meta, &fake_model, points, NPOINTS, done, &f, &err) == STORQ_OK);
     CHECK(done[0] == 1 && done[1] == 1 && done[2] == 0);
     CHECK(write_point(f, points, 2, &err) == STORQ_OK);
     storq_error dup = {0};

@@ -112,8 +112,8 @@ static int open_output(run_state *st, storq_error *err)
                    "file without points, for `storq merge`", spec->task_index, spec->task_count,
                    spec->npoints);
     if (spec->resume)
-        return storq_h5_resume(spec->output, &meta, spec->model, spec->npoints, st->done, &st->file,
-                               err);
+        return storq_h5_resume(spec->output, &meta, spec->model, spec->points, spec->npoints,
+                               st->done, &st->file, err);
     return storq_h5_create(spec->output, &meta, spec->model, spec->points, spec->npoints, &st->file,
                            err);
 }

@@ -21,7 +21,7 @@ FORMAT = "storq"
 MAJOR = 1
 
 # Attributes of a point group that are not model parameters.
-POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events"}
+POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events", "crc32"}
 
 # The run's record of its units (docs/hdf5-schema.md, "The run's units"): the columns of
 # /run/units and /run/sessions, for the empty tables of a file without them.

@@ -1,0 +1,46 @@
+/* What `storq info`, `storq merge` and `storq run --resume` check in a results file before they
+ * read it (docs/hdf5-schema.md, "What readers check"): a file from elsewhere may be damaged or
+ * crafted, so every object a reader uses is checked against the schema, its claimed size
+ * against the file's, links and storage that lead outside the file are refused, every complete
+ * point against /run and /points/index, and stored results against their checksums. Each
+ * failure is a usage error (exit 2: the file given is not a valid storq file) naming the file
+ * and the object, e.g. "merge: b.h5: object '/points/000002/observables/u/mean': ...". */
+#ifndef STORQ_H5_CHECK_H
+#define STORQ_H5_CHECK_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "model.h"
+#include "params.h"
+
+/* The run a --resume continues: /points/index must hold exactly its points. */
+typedef struct storq_h5_expect {
+    const storq_model *model;
+    const storq_params *points;
+    size_t npoints;
+} storq_h5_expect;
+
+/* What the check found. */
+typedef struct storq_h5_checked {
+    size_t npoints;     /* rows of /points/index */
+    uint32_t index_crc; /* of /points/index's columns: the inputs of a merge must agree */
+    size_t checksummed; /* complete points whose checksums were verified (older files have none) */
+} storq_h5_checked;
+
+/* Check the open file (which passed storq_schema_check). label prefixes messages ("merge",
+ * "--resume"), or NULL; out may be NULL. Point groups without status "complete" and checkpoints
+ * without it are not read by any reader, and are not checked. */
+int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
+                        storq_error *err);
+
+/* --resume, after storq_h5_check_file and the comparison of the runs' descriptions:
+ * /points/index holds exactly the points of the run being resumed (names, types and values of
+ * its parameters), so every point the file holds is one of them (storq_h5_check_file checked
+ * each against the index). */
+int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
+                             const storq_h5_expect *expect, storq_error *err);
+
+#endif
