@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_checksum.h"
 #include "h5_util.h"
 #include "schema.h"
 
@@ -113,6 +114,8 @@ static int write_body(hid_t g, const storq_point_result *res, const unsigned cha
     STORQ_TRY(storq_h5u_attr_u64(g, STORQ_SCHEMA_ATTR_REPLICATIONS_IN, in, err));
     STORQ_TRY(storq_h5u_attr_u64(g, STORQ_SCHEMA_ATTR_EVENTS, res->events, err));
     STORQ_TRY(storq_h5u_attr_f64(g, STORQ_SCHEMA_ATTR_WORKER_SECONDS, seconds, err));
+    /* as for a point: a bit changed on disk is found before --resume builds on it */
+    STORQ_TRY(storq_h5_checksum_stamp(g, err));
     return storq_h5u_attr_string(g, STORQ_SCHEMA_ATTR_STATUS, STORQ_SCHEMA_COMPLETE, err);
 }
 
@@ -293,7 +296,10 @@ int storq_h5_read_checkpoint(storq_h5_file *f, size_t point, storq_point_result 
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
     if (g < 0)
         return -storq_h5u_fail(err, file, "cannot open the checkpoint '%s'", name);
-    rc = read_body(g, point, res, done, seconds, err);
+    int checked;
+    rc = storq_h5_checksum_verify(g, "--resume", name, &checked, err);
+    if (!rc)
+        rc = read_body(g, point, res, done, seconds, err);
     H5Gclose(g);
     if (rc) {
         memset(done, 0, res->replications);

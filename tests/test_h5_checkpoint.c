@@ -214,6 +214,36 @@ static void test_round_trip(const storq_params *points)
     snapshot_free(&r);
     CHECK(has_link(partial, "/checkpoints/000001" STORQ_SCHEMA_CHECKPOINT_TMP) == 0);
 
+    /* A value changed behind storq's back (a flipped bit on disk): --resume refuses the
+     * checkpoint, naming it, instead of building on it; put back, it reads again. */
+    {
+        hid_t raw = H5Fopen(partial, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t d = H5Dopen2(raw, "/checkpoints/000001/" STORQ_SCHEMA_CHECKPOINT_VALUES, H5P_DEFAULT);
+        double v[5 * 16];
+        CHECK(raw >= 0 && d >= 0 && H5Sget_simple_extent_npoints(H5Dget_space(d)) <= 5 * 16);
+        CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        uint64_t bits;
+        memcpy(&bits, &v[0], sizeof bits);
+        bits ^= 1; /* the last bit of the first value */
+        memcpy(&v[0], &bits, sizeof bits);
+        CHECK(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        H5Fflush(raw, H5F_SCOPE_GLOBAL);
+        snapshot flipped;
+        snapshot_init(&flipped, 2, REPS);
+        err = (storq_error){0};
+        int got = storq_h5_read_checkpoint(f, 1, &flipped.res, flipped.done, &seconds, &err);
+        CHECK(got < 0 && -got == STORQ_ERR_USAGE && strstr(err.msg, "/checkpoints/000001/values"));
+        printf("damaged checkpoint: %s\n", err.msg);
+        snapshot_free(&flipped);
+        bits ^= 1;
+        memcpy(&v[0], &bits, sizeof bits);
+        CHECK(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        H5Dclose(d);
+        H5Fclose(raw);
+        CHECK(read_back(f, 1, &r, &seconds) == 1 && same(&w, &r));
+        snapshot_free(&r);
+    }
+
     /* Other observables, or other replications, than the checkpoint's: refused, naming both. */
     snapshot bad;
     snapshot_init(&bad, 3, REPS);

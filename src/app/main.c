@@ -35,14 +35,16 @@ static const char usage_text[] =
     "Exit status: 0 done, 1 the machine failed (I/O, MPI), 2 invalid request (nothing run),\n"
     "  3 stopped by a signal (finished work kept for --resume)\n";
 
-static int report_error(const storq_error *err)
+/* The message of a failed command; a failed command line also gets the pointer to the usage (not
+ * a damaged input file or a point over the memory budget: the usage would not help). */
+static int report_error(const storq_error *err, int command_line)
 {
     if (err->code == STORQ_STOPPED) { /* asked for, not an error */
         fprintf(stderr, "storq: %s\n", err->msg);
         return STORQ_STOPPED;
     }
     fprintf(stderr, "storq: error: %s\n", err->msg[0] ? err->msg : "failed");
-    if (err->code == STORQ_ERR_USAGE)
+    if (err->code == STORQ_ERR_USAGE && command_line)
         fprintf(stderr, "(run `storq --help` for usage)\n");
     return err->code ? err->code : STORQ_ERR_RUNTIME;
 }
@@ -123,7 +125,7 @@ static int cmd_theory(int argc, char **argv)
 {
     storq_error err = {0};
     storq_run_spec spec;
-    int rc = storq_theory_spec_parse(argc, argv, &spec, &err);
+    int rc = storq_theory_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
     if (!rc && !spec.help)
         rc = storq_memory_budget_local(NULL, &err);
     if (!rc && spec.help) {
@@ -146,7 +148,7 @@ static int cmd_theory(int argc, char **argv)
             spec.model->release(ctx);
     }
     storq_run_spec_free(&spec);
-    return rc ? report_error(&err) : 0;
+    return rc ? report_error(&err, !parsed) : 0;
 }
 
 static int cmd_info(int argc, char **argv)
@@ -155,7 +157,7 @@ static int cmd_info(int argc, char **argv)
     if (argc != 1)
         return usage_error("storq info FILE.h5 (one results file)");
     int rc = storq_h5_info(argv[0], stdout, &err);
-    return rc ? report_error(&err) : 0;
+    return rc ? report_error(&err, 0) : 0;
 }
 
 static int cmd_merge(int argc, char **argv)
@@ -171,7 +173,7 @@ static int cmd_merge(int argc, char **argv)
     }
     int rc = storq_h5_merge(argv[0], argv + 1, (size_t)argc - 1, command, stdout, &err);
     free(command);
-    return rc ? report_error(&err) : 0;
+    return rc ? report_error(&err, 0) : 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -188,7 +190,7 @@ static int cmd_run(int argc, char **argv)
     storq_error err = {0};
     storq_run_spec spec;
     /* Every rank parses the same arguments and files, so they agree on the points. */
-    int rc = storq_run_spec_parse(argc, argv, &spec, &err);
+    int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
     if (!rc && spec.help) {
         if (rank == 0)
             print_help(spec.model);
@@ -209,7 +211,7 @@ static int cmd_run(int argc, char **argv)
     int root_has = err.code != 0;
     MPI_Bcast(&root_has, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc && (rank == 0 || (!root_has && err.code)))
-        report_error(&err);
+        report_error(&err, !parsed);
     storq_run_spec_free(&spec);
     MPI_Finalize();
     return rc;
