@@ -96,7 +96,9 @@ int storq_declare_matrix(storq_observables *obs, int *id, const char *name, cons
     /* a record holds the matrix, a point's table holds it per replication: the sizes are checked
      * by the kernel's prepare (storq_memory_check); here they must at least not wrap */
     if (storq_bytes_mul(storq_bytes_mul(rows, cols), sizeof(double)) == SIZE_MAX) {
-        STORQ_RUNTIME_FAIL(err, "observable '%s': %zu x %zu values overflow", name, rows, cols);
+        /* the sizes come from the parameters (grid, levels): the request is what is wrong */
+        storq_fail(err, STORQ_ERR_USAGE, "observable '%s': %zu x %zu values are more than can "
+                   "be addressed; lower the parameters that size it", name, rows, cols);
         return failed(id, err);
     }
     storq_obs_def *d = add_def(obs, name, unit, desc, STORQ_OBS_VECTOR, err);
@@ -149,8 +151,8 @@ int storq_declare_hist_int(storq_observables *obs, int *id, const char *name, co
                            const char *desc, size_t nbins, storq_error *err)
 {
     if (nbins == 0 || nbins > SIZE_MAX / sizeof(uint64_t) - 2) {
-        STORQ_RUNTIME_FAIL(err, "histogram '%s' needs between 1 and %zu bins", name,
-                           SIZE_MAX / sizeof(uint64_t) - 2);
+        storq_fail(err, STORQ_ERR_USAGE, "histogram '%s' needs between 1 and %zu bins", name,
+                   SIZE_MAX / sizeof(uint64_t) - 2);
         return failed(id, err);
     }
     storq_obs_def *d = add_def(obs, name, unit, desc, STORQ_OBS_HIST, err);
