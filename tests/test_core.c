@@ -43,7 +43,7 @@ static void test_histograms(void)
     storq_error e3 = {0};
     int huge = -2;
     CHECK(storq_declare_matrix(&obs, &huge, "huge", "", "", SIZE_MAX / 4, 3, NULL, NULL, &e3) != 0);
-    CHECK(huge == -1 && strstr(e3.msg, "overflow"));
+    CHECK(huge == -1 && strstr(e3.msg, "more than can be addressed") && e3.code == STORQ_ERR_USAGE);
 
     const storq_obs_def *d = &obs.defs[h];
     double *edges = malloc((d->nbins + 1) * sizeof *edges);
