@@ -1,6 +1,5 @@
 #include "params.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "number.h"
 
 size_t storq_param_count(const storq_param_def *defs)
 {
@@ -76,29 +76,23 @@ int storq_param_parse(const storq_param_def *def, const char *text, storq_param_
         if (def->choices)
             STORQ_TRY(check_choice(def, text, err));
     } else {
-        char *end = NULL;
-        errno = 0;
         double x;
         if (def->type == STORQ_PARAM_INT) {
-            long long v = strtoll(text, &end, 10);
-            /* Accept 1e6-style integers too: researchers write sizes that way. */
-            if (end && *end && *end != ' ') {
-                x = strtod(text, &end);
-                if (end != text && !*end && x == floor(x) && fabs(x) < 9.2e18)
-                    v = (long long)x;
-                else
-                    end = (char *)text;
-            }
-            if (end == text || *end || errno == ERANGE)
+            /* The one number grammar (number.h): 1e6 and 2.5e3 are integers, 1.5 and 0x10 not. */
+            int negative;
+            uint64_t mag;
+            int rc = storq_number_integer(text, &negative, &mag);
+            if (rc == -1 || rc == -2)
                 return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not an integer; expected %s",
                                   def->name, text, range);
-            out->i = v;
-            x = (double)v;
-        } else {
-            x = strtod(text, &end);
-            if (end == text || *end || errno == ERANGE || !isfinite(x))
-                return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not a number; expected %s",
+            if (rc == -3 || mag > (uint64_t)INT64_MAX)
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s: %s is out of range; expected %s",
                                   def->name, text, range);
+            out->i = negative ? -(int64_t)mag : (int64_t)mag;
+            x = (double)out->i;
+        } else if (storq_number_real(text, &x) != 0) {
+            return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not a number (decimal, as in "
+                              "0.5 or 2e-3); expected %s", def->name, text, range);
         }
         int low = def->min_open ? !(x > def->min) : !(x >= def->min);
         if (low || x > def->max)

@@ -20,6 +20,7 @@ static const char usage_text[] =
     "usage:\n"
     "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--force] [--allow-unstable] [--quiet]\n"
     "  storq run SWEEP.ini [--param value ...] [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
+    "  (--dry-run: list the run's points, one per line, and write nothing)\n"
     "  (--precision REL[:OBSERVABLE] --max-replications N: batches of -r replications until the 95% CI is within REL of the mean)\n"
     "  (options and parameters in any order, before or after the model; --help with a model lists its parameters)\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
@@ -179,9 +180,11 @@ static int cmd_run(int argc, char **argv)
     storq_run_spec spec;
     /* Every rank parses the same arguments and files, so they agree on the points. */
     int rc = storq_run_spec_parse(argc, argv, &spec, &err);
-    if (!rc && spec.help) {
-        if (rank == 0)
+    if (!rc && (spec.help || spec.dry_run)) {
+        if (rank == 0 && spec.help)
             print_help(spec.model);
+        else if (rank == 0)
+            storq_run_spec_print(&spec, stdout);
         storq_run_spec_free(&spec);
         MPI_Finalize();
         return 0;
