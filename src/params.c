@@ -91,6 +91,10 @@ int storq_param_parse(const storq_param_def *def, const char *text, storq_param_
             out->i = negative ? -(int64_t)mag : (int64_t)mag;
             x = (double)out->i;
         } else if (storq_number_real(text, &x) != 0) {
+            if (storq_number_valid(text))
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s: %s is beyond what a double holds "
+                                  "(about 2.2e-308 to 1.8e308); expected %s", def->name, text,
+                                  range);
             return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not a number (decimal, as in "
                               "0.5 or 2e-3); expected %s", def->name, text, range);
         }

@@ -171,24 +171,26 @@ static int cmd_merge(int argc, char **argv)
 
 static int cmd_run(int argc, char **argv)
 {
+    storq_error err = {0};
+    storq_run_spec spec;
+    /* Every rank parses the same arguments and files, so they agree on the points. --help and
+     * --dry-run need no MPI (whose start-up alone takes seconds on some machines). */
+    int rc = storq_run_spec_parse(argc, argv, &spec, &err);
+    if ((!rc && spec.help) || spec.dry_run) {
+        if (rc)
+            report_error(&err);
+        else if (spec.help)
+            print_help(spec.model);
+        else
+            storq_run_spec_print(&spec, stdout);
+        storq_run_spec_free(&spec);
+        return rc;
+    }
     int provided, rank;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     storq_warn_enable(rank == 0);
     storq_interrupt_install();
-    storq_error err = {0};
-    storq_run_spec spec;
-    /* Every rank parses the same arguments and files, so they agree on the points. */
-    int rc = storq_run_spec_parse(argc, argv, &spec, &err);
-    if (!rc && (spec.help || spec.dry_run)) {
-        if (rank == 0 && spec.help)
-            print_help(spec.model);
-        else if (rank == 0)
-            storq_run_spec_print(&spec, stdout);
-        storq_run_spec_free(&spec);
-        MPI_Finalize();
-        return 0;
-    }
     if (!rc && provided < MPI_THREAD_SERIALIZED) {
         /* Threads take work units through MPI; without this level only one may. */
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");

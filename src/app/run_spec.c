@@ -706,6 +706,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     spec->task_count = 1;
     storq_args a;
     int rc = storq_args_parse(argc, argv, with_run_options, &a, err);
+    spec->dry_run = !rc && a.dry_run; /* set first: main() reports a dry run's errors itself */
     if (!rc && a.help) {
         /* usage asked for: the model, if one is named, is all the caller needs */
         spec->help = 1;
@@ -737,7 +738,6 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     /* -o names the file exactly; a default or [run] output name is shared by every task. */
     if (!rc && !spec->help && with_run_options && spec->task_count > 1 && !a.output)
         rc = add_task_suffix(spec, err);
-    spec->dry_run = a.dry_run;
     /* A dry run writes nothing, so the output file is not its business. */
     if (!rc && !spec->help && with_run_options && !spec->dry_run)
         rc = check_output(spec, a.target && ends_with(a.target, ".ini") ? a.target : NULL, err);
@@ -777,6 +777,7 @@ void storq_run_spec_print(const storq_run_spec *spec, FILE *out)
                 spec->max_replications);
     if (spec->task_count > 1)
         fprintf(out, " task=%zu/%zu", spec->task_index, spec->task_count);
+    fprintf(out, " output=%s", spec->output); /* last: a file name may hold blanks */
     fputc('\n', out);
     for (size_t p = spec->task_index; p < spec->npoints; p += spec->task_count) {
         fprintf(out, "point %zu:", p);
