@@ -9,6 +9,11 @@
 #include "model.h"
 #include "number.h"
 
+/* Time resolution (storq_check_time_resolution): the share of the shortest mean time that a
+ * double's rounding of the clock may reach. */
+#define STORQ_TIME_RESOLUTION_REFUSE 1e-3
+#define STORQ_TIME_RESOLUTION_WARN 1e-6
+
 size_t storq_param_count(const storq_param_def *defs)
 {
     size_t n = 0;
@@ -176,6 +181,25 @@ void storq_params_free(storq_params *p)
     free(p->v);
     p->v = NULL;
     p->n = 0;
+}
+
+int storq_check_time_resolution(const char *what, double clock_max, double shortest,
+                                storq_error *err)
+{
+    const double resolution = clock_max * 0x1p-52, share = resolution / shortest;
+    if (!isfinite(share) || share > STORQ_TIME_RESOLUTION_REFUSE)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: event times reach about %.3g time units "
+                          "while the shortest mean time is %.3g; a double holds times near "
+                          "%.3g only to %.3g, %.2g of that shortest time (above %g is refused: "
+                          "results would be rounding). Rescale time (all rates by one factor) "
+                          "or shorten the run", what, clock_max, shortest, clock_max,
+                          resolution, share, STORQ_TIME_RESOLUTION_REFUSE);
+    if (share > STORQ_TIME_RESOLUTION_WARN)
+        storq_warn("%s: event times reach about %.3g time units while the shortest mean time is "
+                   "%.3g; a double holds them only to %.2g of that time (warned above %g, "
+                   "refused above %g)", what, clock_max, shortest, share,
+                   STORQ_TIME_RESOLUTION_WARN, STORQ_TIME_RESOLUTION_REFUSE);
+    return STORQ_OK;
 }
 
 static int warnings_enabled = 1;

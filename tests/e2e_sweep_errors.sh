@@ -97,5 +97,35 @@ for f in "$here"/jobs/sweeps/*.ini; do
   check "$name" "${want[$name]:-?} points" [ "$(points "$f")" = "${want[$name]:-none}" ]
 done
 
+# Time scales a double cannot resolve (docs/sweep-files.md#time-scales): refused (exit 2) when the
+# clock's rounding exceeds 1e-3 of the shortest mean time, warned above 1e-6; `storq theory`
+# prepares the point as a run does. forkjoin --lambda 1e-12 used to run to a mean response 0.0103
+# instead of 0.0428; 1e-300 to 0.
+scales() { # STATUS PATTERN ARGS...: storq theory ARGS exits STATUS with PATTERN on stderr
+  local want=$1 pattern=$2; shift 2
+  local err status
+  err=$("$storq" theory "$@" 2>&1 >/dev/null); status=$?
+  if [ $status -eq "$want" ] && grep -q -- "$pattern" <<<"$err"; then
+    echo "ok: theory $* -> $status: $(head -n 1 <<<"$err")"
+  else
+    echo "FAIL: theory $* -> $status (want $want, '$pattern'): $err"; failures=$((failures + 1))
+  fi
+}
+refuse="event times reach about .* (above 0.001 is refused"
+warn="event times reach about .*(warned above 1e-06, refused above 0.001)"
+scales 2 "forkjoin: --lambda/--mu: $refuse" forkjoin --lambda 1e-12
+scales 2 "forkjoin: --lambda/--mu: $refuse" forkjoin --lambda 1e-300
+scales 0 "forkjoin: --lambda/--mu: .*only to 1.4e-05 of that time" forkjoin --lambda 1e-6
+scales 2 "supermarket: --lambda/--n/--service: $refuse" supermarket --n 10 --lambda 1e-12
+scales 0 "warning: supermarket: --lambda/--n/--service: $warn" supermarket --n 10 --lambda 1e-9 --warmup 0 --arrivals 1000
+scales 2 "cluster: --lambda/--mu: $refuse" cluster --lambda 1e-12
+scales 0 "warning: cluster: --lambda/--mu: $warn" cluster --lambda 1e-9
+for model in forkjoin supermarket cluster; do # the defaults: no warning
+  out=$("$storq" theory $model 2>&1 >/dev/null)
+  check "$model" "defaults: no time-scale warning" [ -z "$out" ]
+done
+# A run is refused the same way, before any file exists.
+expect 2 "forkjoin: --lambda/--mu: $refuse" -- run forkjoin --lambda 1e-12 -r 2
+
 echo "$failures failure(s)"
 [ $failures -eq 0 ]
