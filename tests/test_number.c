@@ -147,8 +147,32 @@ static void test_run_options(void)
     }
 }
 
+/* The numbers inside a law follow the same grammar. */
+static void test_laws(void)
+{
+    storq_error err = {0};
+    storq_dist d;
+    const char *bad[] = {"exp:0x10", "exp:inf", "exp:nan", "det:1e400", "erlang:0x2,2",
+                         "erlang:1.5,2", "shexp:0.1,,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.code = 0;
+        int rc = storq_dist_parse(bad[i], "--service", &d, &err);
+        CHECK(rc == STORQ_ERR_USAGE);
+        if (rc == 0) {
+            fprintf(stderr, "  law '%s' accepted\n", bad[i]);
+            storq_dist_free(&d);
+        }
+    }
+    err.code = 0;
+    CHECK(storq_dist_parse("erlang:2e0,2", "--service", &d, &err) == 0 && d.mean == 1.0);
+    storq_dist_free(&d);
+    CHECK(storq_dist_parse("exp:2.5e-1", "--service", &d, &err) == 0 && d.mean == 4.0);
+    storq_dist_free(&d);
+}
+
 int main(void)
 {
+    test_laws();
     test_integers();
     test_reals();
     test_params();

@@ -485,8 +485,9 @@ static int check_precision(const storq_run_spec *spec, storq_error *err)
     if (!spec->precision)
         return STORQ_OK;
     if (!spec->max_replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: give --max-replications N (max_replications "
-                          "in a sweep file) too, the most replications a point may take",
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: give --max-replications N too "
+                          "(max_replications in a sweep file), the most replications a point "
+                          "may take",
                           spec->precision_where);
     if (spec->max_replications < spec->replications)
         return storq_fail(err, STORQ_ERR_USAGE, "%s: %zu is below -r %zu, the batch size",
