@@ -2,7 +2,7 @@
 # Install what storq needs from Debian 12's packages (idempotent: skips apt when all are present).
 set -euo pipefail
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
-          libinih-dev libpcg-cpp-dev python3-h5py python3-numpy python3-matplotlib python3-pandas
+          libpcg-cpp-dev python3-h5py python3-numpy python3-matplotlib python3-pandas
           slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,5 @@
 #include "distribution.h"
+#include "number.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,29 +37,20 @@ static int bad(storq_error *err, const char *param, const char *spec, const char
                       param ? param : "distribution", spec ? spec : "(null)", why, accepted);
 }
 
-/* A whole token as a finite real: no leading blanks, nothing left over. */
+/* A whole token as a finite real, in the one number grammar (number.h). */
 static int parse_real(const char *s, double *x)
 {
-    if (!*s || isspace((unsigned char)*s))
-        return 0;
-    char *end;
-    errno = 0;
-    *x = strtod(s, &end);
-    return *end == '\0' && isfinite(*x) && errno != ERANGE;
+    return storq_number_real(s, x) == 0;
 }
 
-/* A whole token as a decimal integer. */
+/* A whole token as an integer, in the one number grammar (1e3 yes, 1.5 no). */
 static int parse_int(const char *s, int64_t *k)
 {
-    const char *d = (*s == '+' || *s == '-') ? s + 1 : s;
-    if (*d < '0' || *d > '9')
+    int negative;
+    uint64_t m;
+    if (storq_number_integer(s, &negative, &m) != 0 || m > (uint64_t)INT64_MAX)
         return 0;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end != '\0' || errno == ERANGE)
-        return 0;
-    *k = v;
+    *k = negative ? -(int64_t)m : (int64_t)m;
     return 1;
 }
 

@@ -1,6 +1,7 @@
 /* The forms each kind of law parameter accepts, and laws given by their shape at a mean the model
  * sets (docs/distributions.md). */
 #include "distribution.h"
+#include "number.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,12 +29,10 @@ const char *storq_law_forms(storq_law_set set)
     return "";
 }
 
+/* The one number grammar (number.h). */
 static int parse_number(const char *s, double *x)
 {
-    char *end;
-    errno = 0;
-    *x = strtod(s, &end);
-    return end != s && !*end && !errno && isfinite(*x);
+    return storq_number_real(s, x) == 0;
 }
 
 int storq_dist_parse_at_mean(const char *spec, double mean, const char *param, storq_dist *d,

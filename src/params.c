@@ -1,6 +1,5 @@
 #include "params.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +7,12 @@
 #include <string.h>
 
 #include "model.h"
+#include "number.h"
+
+/* Time resolution (storq_check_time_resolution): the share of the shortest mean time that a
+ * double's rounding of the clock may reach. */
+#define STORQ_TIME_RESOLUTION_REFUSE 1e-3
+#define STORQ_TIME_RESOLUTION_WARN 1e-6
 
 size_t storq_param_count(const storq_param_def *defs)
 {
@@ -76,29 +81,27 @@ int storq_param_parse(const storq_param_def *def, const char *text, storq_param_
         if (def->choices)
             STORQ_TRY(check_choice(def, text, err));
     } else {
-        char *end = NULL;
-        errno = 0;
         double x;
         if (def->type == STORQ_PARAM_INT) {
-            long long v = strtoll(text, &end, 10);
-            /* Accept 1e6-style integers too: researchers write sizes that way. */
-            if (end && *end && *end != ' ') {
-                x = strtod(text, &end);
-                if (end != text && !*end && x == floor(x) && fabs(x) < 9.2e18)
-                    v = (long long)x;
-                else
-                    end = (char *)text;
-            }
-            if (end == text || *end || errno == ERANGE)
+            /* The one number grammar (number.h): 1e6 and 2.5e3 are integers, 1.5 and 0x10 not. */
+            int negative;
+            uint64_t mag;
+            int rc = storq_number_integer(text, &negative, &mag);
+            if (rc == -1 || rc == -2)
                 return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not an integer; expected %s",
                                   def->name, text, range);
-            out->i = v;
-            x = (double)v;
-        } else {
-            x = strtod(text, &end);
-            if (end == text || *end || errno == ERANGE || !isfinite(x))
-                return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not a number; expected %s",
+            if (rc == -3 || mag > (uint64_t)INT64_MAX)
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s: %s is out of range; expected %s",
                                   def->name, text, range);
+            out->i = negative ? -(int64_t)mag : (int64_t)mag;
+            x = (double)out->i;
+        } else if (storq_number_real(text, &x) != 0) {
+            if (storq_number_valid(text))
+                return storq_fail(err, STORQ_ERR_USAGE, "--%s: %s is beyond what a double holds "
+                                  "(about 2.2e-308 to 1.8e308); expected %s", def->name, text,
+                                  range);
+            return storq_fail(err, STORQ_ERR_USAGE, "--%s: '%s' is not a number (decimal, as in "
+                              "0.5 or 2e-3); expected %s", def->name, text, range);
         }
         int low = def->min_open ? !(x > def->min) : !(x >= def->min);
         if (low || x > def->max)
@@ -178,6 +181,25 @@ void storq_params_free(storq_params *p)
     free(p->v);
     p->v = NULL;
     p->n = 0;
+}
+
+int storq_check_time_resolution(const char *what, double clock_max, double shortest,
+                                storq_error *err)
+{
+    const double resolution = clock_max * 0x1p-52, share = resolution / shortest;
+    if (!isfinite(share) || share > STORQ_TIME_RESOLUTION_REFUSE)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: event times reach about %.3g time units "
+                          "while the shortest mean time is %.3g; a double holds times near "
+                          "%.3g only to %.3g, %.2g of that shortest time (above %g is refused: "
+                          "results would be rounding). Rescale time (all rates by one factor) "
+                          "or shorten the run", what, clock_max, shortest, clock_max,
+                          resolution, share, STORQ_TIME_RESOLUTION_REFUSE);
+    if (share > STORQ_TIME_RESOLUTION_WARN)
+        storq_warn("%s: event times reach about %.3g time units while the shortest mean time is "
+                   "%.3g; a double holds them only to %.2g of that time (warned above %g, "
+                   "refused above %g)", what, clock_max, shortest, share,
+                   STORQ_TIME_RESOLUTION_WARN, STORQ_TIME_RESOLUTION_REFUSE);
+    return STORQ_OK;
 }
 
 static int warnings_enabled = 1;

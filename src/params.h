@@ -66,6 +66,16 @@ int storq_params_set(storq_params *p, const char *name, const char *text, storq_
 int storq_params_copy(storq_params *dst, const storq_params *src, storq_error *err);
 void storq_params_free(storq_params *p);
 
+/* Event times are absolute clock values held in doubles: near a clock value T a time is known
+ * only to T 2^-52, so a point whose clock runs far beyond its shortest mean time (a rate of
+ * 1e-12 against service times of 1) loses its service times in rounding. clock_max: how far the
+ * clock runs (before the kernel rebases it, if it does); shortest: the shortest mean time the
+ * point draws (a service, an interarrival time). Refused (usage error naming what) when
+ * clock_max 2^-52 > 1e-3 shortest; a warning when it exceeds 1e-6 shortest. The criterion is
+ * stated in docs/sweep-files.md#time-scales. */
+int storq_check_time_resolution(const char *what, double clock_max, double shortest,
+                                storq_error *err);
+
 /* Print a warning for the user (once, from the process that talks to the user). */
 void storq_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where warnings go: main() silences all ranks but 0. */

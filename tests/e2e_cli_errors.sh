@@ -56,15 +56,15 @@ fi
 
 # Sweep files: malformed line, unknown key, unknown section, bad value, missing model.
 printf '[run]\nmodel = supermarket\n[supermarket]\nn = 10\nthis line is broken\n' > bad1.ini
-expect 2 "bad1.ini:5: malformed line" -- run bad1.ini
+expect 2 "bad1.ini:5: .this line is broken. is neither .key = value." -- run bad1.ini
 printf '[run]\nmodel = supermarket\nfrobnicate = 1\n' > bad2.ini
-expect 2 "bad2.ini: \[run\] frobnicate: unknown key" -- run bad2.ini
+expect 2 "bad2.ini:3: \[run\] frobnicate: unknown key" -- run bad2.ini
 printf '[run]\nmodel = supermarket\n[cluster]\nm = 3\n' > bad3.ini
-expect 2 "unknown section \[cluster\]" -- run bad3.ini
+expect 2 "bad3.ini:3: \[cluster\]: unknown section" -- run bad3.ini
 printf '[run]\nmodel = supermarket\n[supermarket]\nn = 10, 20, x\nL = 2\nk = 1\nlambda = 0.5\n' > bad4.ini
-expect 2 "\-\-n: 'x' is not an integer" -- run bad4.ini
+expect 2 "bad4.ini:4: \[supermarket\] n: 'x' is not an integer" -- run bad4.ini
 printf '[supermarket]\nn = 10\n' > bad5.ini
-expect 2 "no model" -- run bad5.ini
+expect 2 "bad5.ini:1: \[run\] model: missing" -- run bad5.ini
 expect 2 "cannot read the sweep file" -- run missing.ini
 
 # A good run still works from the same folder (so the failures above are not an environment problem).

@@ -98,7 +98,7 @@ expect 2 "\-\-k: 6 exceeds \-\-n 5" -- "${fj[@]}" --n 5 --k 6 --allow-unstable "
 # correlation
 expect 2 "\-\-correlation: -0.1 is out of range; expected a number in \[0, 1\]" -- "${fj[@]}" --correlation -0.1 "${small[@]}"
 expect 2 "\-\-correlation: 1.5 is out of range; expected a number in \[0, 1\]" -- "${fj[@]}" --correlation 1.5 "${small[@]}"
-expect 2 "\-\-correlation: 'half' is not a number; expected a number in \[0, 1\]" -- "${fj[@]}" --correlation half "${small[@]}"
+expect 2 "\-\-correlation: 'half' is not a number (decimal, as in 0.5 or 2e-3); expected a number in \[0, 1\]" -- "${fj[@]}" --correlation half "${small[@]}"
 # service families
 expect 2 "\-\-service: Pareto shape 1 is not > 1.*pareto:ALPHA with ALPHA > 1" -- "${fj[@]}" --service pareto:1 "${small[@]}"
 expect 2 "\-\-service: Pareto shape 0.5 is not > 1.*pareto:ALPHA with ALPHA > 1" -- "${fj[@]}" --service pareto:0.5 "${small[@]}"
@@ -164,7 +164,7 @@ expect 2 "\-\-lambda: 20 is at or beyond the stability bound.*below 10" -- run "
 expect 2 "\-\-service: Pareto shape 1 is not > 1" -- run "$work/pareto.ini"
 expect 2 "\-\-assign: 'pod:5': the power of D needs an integer D with 1 <= D <= groups = 4" -- run "$work/pod.ini"
 expect 2 "\-\-service: 'trace:$work/missing.txt': cannot read trace file" --not "erlang:K,RATE" -- run "$work/trace.ini"
-expect 2 "bogus.ini: \[forkjoin\] nodes: not a parameter of model 'forkjoin'; accepted: n, k," -- run "$work/bogus.ini"
+expect 2 "bogus.ini:[0-9]*: \[forkjoin\] nodes: not a parameter of model 'forkjoin'; accepted: n, k," -- run "$work/bogus.ini"
 
 # Valid runs near the bounds, and --allow-unstable.
 expect_ok "" -- "${fj[@]}" --n 10 --k 5 --mu 1 --service det --lambda 4.9 "${small[@]}"

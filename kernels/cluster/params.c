@@ -462,6 +462,17 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
      * passed: the times stay small, and the O(m) rebase costs O(1) per request */
     c->rebase_time = 256.0 * c->Ec / c->mu;
     c->rebase_count = c->m / 16;
+    /* between rebases the clock runs over rebase_time, or rebase_count arrivals when they take
+     * longer (all of them in a short run); the shortest times are a block's service (mean
+     * Ec/mu) and the interarrival gaps */
+    {
+        double events = (double)c->warmup + (double)c->arrivals;
+        double clock = fmax(c->rebase_time, fmax((double)c->rebase_count, 1.0) / c->lambda);
+        clock = fmin(clock, events / c->lambda);
+        if ((rc = storq_check_time_resolution("cluster: --lambda/--mu", clock,
+                                              fmin(c->Ec / c->mu, 1.0 / c->lambda), err)))
+            goto fail;
+    }
     *out = c;
     return STORQ_OK;
 

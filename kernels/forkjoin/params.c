@@ -221,6 +221,17 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
      * so the O(g n) shift stays O(1) per job): times stay small and precise */
     c->rebase_time = 4096.0 / c->lambda;
     c->rebase_count = c->g * c->n > 4096 ? c->g * c->n : 4096;
+    /* between rebases the clock runs over about rebase_count arrivals (all of them in a short
+     * run); the shortest times are the tasks' (mean 1/(k mu)) and the interarrival gaps */
+    {
+        double events = (double)c->warmup + (double)c->arrivals;
+        if (events > (double)c->rebase_count)
+            events = (double)c->rebase_count;
+        double shortest = fmin(c->mean, 1.0 / c->lambda);
+        if ((rc = storq_check_time_resolution("forkjoin: --lambda/--mu", events / c->lambda,
+                                              shortest, err)))
+            goto fail;
+    }
     *out = c;
     return STORQ_OK;
 fail:

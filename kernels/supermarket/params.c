@@ -184,6 +184,19 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
         if (rc)
             goto fail;
     }
+    {
+        /* the clock never rebases: it runs over the whole run (steady: warmup + arrivals jobs
+         * at total rate n lambda; transient: the horizon); the shortest times are the service
+         * and the interarrival gaps */
+        double rate = (double)c->n * c->lambda;
+        double clock = c->mode == SMK_MODE_TRANSIENT
+                           ? c->horizon
+                           : ((double)c->warmup + (double)c->arrivals) / rate;
+        rc = storq_check_time_resolution("supermarket: --lambda/--n/--service", clock,
+                                         fmin(c->service.mean, 1.0 / rate), err);
+        if (rc)
+            goto fail;
+    }
     if (!c->service_exp)
         storq_warn("supermarket: --service %s is not exponential: outside the mean-field theory "
                    "(which assumes exponential service); theory arrays are computed at the same "

@@ -46,6 +46,8 @@ static int *flag_option(storq_args *args, const char *a, int with_run_options)
         return &args->force;
     if (is(a, "--quiet", "-q"))
         return &args->quiet;
+    if (is(a, "--dry-run", NULL))
+        return &args->dry_run;
     return NULL;
 }
 

@@ -19,7 +19,7 @@ typedef struct storq_args {
     /* run options, NULL when not given (the sweep file's [run] values then stand) */
     const char *replications, *seed, *output, *zip, *task, *precision, *max_replications,
         *memory_limit;
-    int resume, quiet, allow_unstable, help, force;
+    int resume, quiet, allow_unstable, help, force, dry_run;
     storq_arg_param *params; /* model parameters, in the order given */
     size_t nparams;
 } storq_args;

@@ -10,6 +10,7 @@
 #include "h5_merge.h"
 #include "interrupt.h"
 #include "memory_budget.h"
+#include "mpi_session.h"
 #include "registry.h"
 #include "report.h"
 #include "args.h"
@@ -21,6 +22,7 @@ static const char usage_text[] =
     "usage:\n"
     "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--force] [--allow-unstable] [--quiet]\n"
     "  storq run SWEEP.ini [--param value ...] [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
+    "  (--dry-run: list the run's points, one per line, and write nothing)\n"
     "  (--precision REL[:OBSERVABLE] --max-replications N: batches of -r replications until the 95% CI is within REL of the mean)\n"
     "  (options and parameters in any order, before or after the model; --help with a model lists its parameters)\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
@@ -178,26 +180,29 @@ static int cmd_merge(int argc, char **argv)
 
 static int cmd_run(int argc, char **argv)
 {
-    int provided, rank;
-    /* Started without a launcher, Open MPI's singleton starts a runtime daemon first (2.5 s on
-     * a workstation); storq never spawns processes, so it needs none. A user's setting stands. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
-        setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+    /* Before MPI starts, only the launcher's rank 0 warns (every rank parses the same input). */
+    storq_warn_enable(storq_launcher_rank() == 0);
+    storq_error err = {0};
+    storq_run_spec spec;
+    /* Every rank parses the same arguments and files, so they agree on the points. --help and
+     * --dry-run need no MPI. */
+    int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
+    if ((!rc && spec.help) || spec.dry_run) {
+        if (storq_launcher_rank() == 0) {
+            if (rc)
+                report_error(&err, 1);
+            else if (spec.help)
+                print_help(spec.model);
+            else
+                storq_run_spec_print(&spec, stdout);
+        }
+        storq_run_spec_free(&spec);
+        return rc;
+    }
+    int rank, provided = storq_mpi_session_start();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     storq_warn_enable(rank == 0);
     storq_interrupt_install();
-    storq_error err = {0};
-    storq_run_spec spec;
-    /* Every rank parses the same arguments and files, so they agree on the points. */
-    int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
-    if (!rc && spec.help) {
-        if (rank == 0)
-            print_help(spec.model);
-        storq_run_spec_free(&spec);
-        MPI_Finalize();
-        return 0;
-    }
     if (!rc && provided < MPI_THREAD_SERIALIZED) {
         /* Threads take work units through MPI; without this level only one may. */
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");
@@ -213,7 +218,7 @@ static int cmd_run(int argc, char **argv)
     if (rc && (rank == 0 || (!root_has && err.code)))
         report_error(&err, !parsed);
     storq_run_spec_free(&spec);
-    MPI_Finalize();
+    storq_mpi_session_end();
     return rc;
 }
 

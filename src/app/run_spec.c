@@ -1,15 +1,15 @@
 #include "run_spec.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "args.h"
+#include "number.h"
 #include "registry.h"
+#include "sweep_file.h"
 
 #define DEFAULT_REPLICATIONS 10
 #define DEFAULT_SEED 1
@@ -31,6 +31,14 @@ static char *xstrdup(const char *s, storq_error *err)
     return d;
 }
 
+/* Where a run option came from, for its messages: "--zip" or "FILE:LINE: [run] zip". */
+static int set_where(char **slot, const char *what, storq_error *err)
+{
+    free(*slot);
+    *slot = xstrdup(what, err);
+    return *slot ? STORQ_OK : STORQ_ERR_RUNTIME;
+}
+
 static void free_values(char **values, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -45,39 +53,72 @@ static int continues_law(const char *prev, const char *item)
     return prev && strchr(prev, ':') && strchr("0123456789.+-", item[0]);
 }
 
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+static int empty_item(const storq_param_def *def, const char *text, const char *why,
+                      storq_error *err)
+{
+    return storq_fail(err, STORQ_ERR_USAGE, "--%s: an empty item in '%.60s%s' (%s); separate "
+                      "values by one comma or by blanks", def->name, text,
+                      strlen(text) > 60 ? "..." : "", why);
+}
+
+/* Add one item, or append it to the law before it (its numbers continue it). */
+static int add_item(char **out, size_t *n, const char *start, size_t len, storq_error *err)
+{
+    char *tok = strndup(start, len);
+    if (!tok)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    if (!continues_law(*n ? out[*n - 1] : NULL, tok)) {
+        out[(*n)++] = tok;
+        return STORQ_OK;
+    }
+    size_t have = strlen(out[*n - 1]);
+    char *grown = realloc(out[*n - 1], have + len + 2);
+    if (!grown) {
+        free(tok);
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    grown[have] = ',';
+    memcpy(grown + have + 1, tok, len + 1);
+    out[*n - 1] = grown;
+    free(tok);
+    return STORQ_OK;
+}
+
 int storq_split_values(const storq_param_def *def, const char *text, char ***values,
                        size_t *nvalues, storq_error *err)
 {
-    char *copy = xstrdup(text, err);
-    if (!copy)
-        return STORQ_ERR_RUNTIME;
     size_t n = 0;
     char **out = calloc(strlen(text) / 2 + 2, sizeof *out); /* items are >= 1 char apart */
-    if (!out) {
-        free(copy);
+    if (!out)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
-    }
     int rc = STORQ_OK;
-    char *save = NULL;
-    for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc;
-         tok = strtok_r(NULL, ", \t", &save)) {
-        if (continues_law(n ? out[n - 1] : NULL, tok)) {
-            size_t len = strlen(out[n - 1]);
-            char *grown = realloc(out[n - 1], len + strlen(tok) + 2);
-            if (!grown) {
-                rc = STORQ_RUNTIME_FAIL(err, "out of memory");
-                break;
-            }
-            grown[len] = ',';
-            strcpy(grown + len + 1, tok);
-            out[n - 1] = grown;
-        } else if (!(out[n] = xstrdup(tok, err))) {
-            rc = STORQ_ERR_RUNTIME;
-        } else {
-            n++;
+    const char *p = text;
+    while (is_blank(*p))
+        p++;
+    if (*p == ',')
+        rc = empty_item(def, text, "a comma with nothing before it", err);
+    /* Here p is at an item's first character (or the end). */
+    while (*p && !rc) {
+        const char *start = p;
+        while (*p && *p != ',' && !is_blank(*p))
+            p++;
+        size_t len = (size_t)(p - start);
+        while (is_blank(*p))
+            p++;
+        if (*p == ',') {
+            p++;
+            while (is_blank(*p))
+                p++;
+            if (*p == ',')
+                rc = empty_item(def, text, "two commas with nothing between them", err);
+            else if (!*p)
+                rc = empty_item(def, text, "a comma with nothing after it", err);
         }
+        if (!rc)
+            rc = add_item(out, &n, start, len, err);
     }
-    free(copy);
     if (!rc && n == 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--%s: no value given", def->name);
     if (rc) {
@@ -123,6 +164,7 @@ static int set_assignment(storq_run_spec *spec, const char *name, const char *te
     free_values(a->values, a->nvalues);
     a->values = values;
     a->nvalues = n;
+    a->line = 0; /* the sweep file's reader sets its own */
     return STORQ_OK;
 }
 
@@ -165,8 +207,12 @@ static int fill_defaults(storq_run_spec *spec, storq_error *err)
     return STORQ_OK;
 }
 
+static int split_zip(const storq_run_spec *spec, const char *text, const char *what,
+                     char ***names, size_t *n, storq_error *err);
+
 /* Mark the zip group: parameters whose lists advance together (e.g. n and arrivals, so that
- * the run length grows with the system), which must be equally long. */
+ * the run length grows with the system), which must be equally long. The names were checked
+ * when the group was given (set_zip). */
 static int apply_zip(storq_run_spec *spec, storq_error *err)
 {
     size_t np = storq_param_count(spec->model->params);
@@ -175,29 +221,30 @@ static int apply_zip(storq_run_spec *spec, storq_error *err)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     if (!spec->zip_text)
         return STORQ_OK;
-    char *copy = xstrdup(spec->zip_text, err), *save = NULL;
-    if (!copy)
-        return STORQ_ERR_RUNTIME;
-    size_t len = 0, members = 0;
+    char **names;
+    size_t n;
+    STORQ_TRY(split_zip(spec, spec->zip_text, spec->zip_where, &names, &n, err));
+    const storq_assignment *first = NULL;
     int rc = STORQ_OK;
-    for (char *tok = strtok_r(copy, ", \t", &save); tok && !rc; tok = strtok_r(NULL, ", \t", &save)) {
-        size_t idx;
-        if (!storq_param_find(spec->model->params, tok, &idx)) {
-            rc = storq_fail(err, STORQ_ERR_USAGE, "--zip: '%s' is not a parameter of model '%s'",
-                            tok, spec->model->name);
-            break;
-        }
-        size_t n = spec->assign[idx].nvalues;
-        if (members && n != len)
-            rc = storq_fail(err, STORQ_ERR_USAGE, "--zip: the zipped lists must be equally long; "
-                            "'%s' has %zu values, the others %zu", tok, n, len);
-        len = n;
-        members++;
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t idx = 0;
+        storq_param_find(spec->model->params, names[i], &idx);
+        const storq_assignment *a = &spec->assign[idx];
         spec->zipped[idx] = 1;
+        if (!first) {
+            first = a;
+        } else if (a->nvalues != first->nvalues) {
+            char la[32] = "", lf[32] = "";
+            if (a->line)
+                snprintf(la, sizeof la, " (line %d)", a->line);
+            if (first->line)
+                snprintf(lf, sizeof lf, " (line %d)", first->line);
+            rc = storq_fail(err, STORQ_ERR_USAGE, "%s: the zipped lists must be equally long; "
+                            "'%s'%s has %zu values, '%s'%s %zu", spec->zip_where, a->name, la,
+                            a->nvalues, first->name, lf, first->nvalues);
+        }
     }
-    free(copy);
-    if (!rc && members < 2)
-        rc = storq_fail(err, STORQ_ERR_USAGE, "--zip: name at least two parameters, e.g. --zip n,arrivals");
+    free_values(names, n);
     return rc;
 }
 
@@ -311,21 +358,17 @@ static int build_config_text(storq_run_spec *spec, storq_error *err)
 
 /* ---- run options shared by flags and the [run] section ---- */
 
+/* A count or seed, in the one number grammar (number.h): 1e3 is 1000, 0x10 and 1.5 are refused. */
 static int parse_count(const char *what, const char *text, unsigned long long min,
                        unsigned long long max, unsigned long long *out, storq_error *err)
 {
-    char *end = NULL;
-    errno = 0;
-    if (!text || !*text || *text == '-')
-        goto bad;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (*end || errno || v < min || v > max)
-        goto bad;
+    int negative;
+    uint64_t v;
+    if (storq_number_integer(text, &negative, &v) != 0 || (negative && v) || v < min || v > max)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%.60s' is not accepted; expected an "
+                          "integer in [%llu, %llu]", what, text, min, max);
     *out = v;
     return STORQ_OK;
-bad:
-    return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is not accepted; expected an integer in [%llu, %llu]",
-                      what, text ? text : "", min, max);
 }
 
 static int parse_bool(const char *what, const char *text, int *out, storq_error *err)
@@ -368,22 +411,19 @@ static int set_output(storq_run_spec *spec, const char *text, storq_error *err)
 /* --task I/N: the run's points p with p % N == I, so that N array tasks share a sweep. */
 static int set_task(storq_run_spec *spec, const char *text, storq_error *err)
 {
-    unsigned long long i, n;
-    char *end;
+    unsigned long long i = 0, n = 0;
+    char part[64];
     const char *slash = strchr(text, '/');
-    int ok = slash && isdigit((unsigned char)text[0]) && isdigit((unsigned char)slash[1]);
+    storq_error ignored = {0};
+    int ok = slash && (size_t)(slash - text) < sizeof part;
     if (ok) {
-        errno = 0;
-        i = strtoull(text, &end, 10);
-        ok = end == slash && !errno;
-    }
-    if (ok) {
-        n = strtoull(slash + 1, &end, 10);
-        ok = !*end && !errno && n >= 1 && n <= MAX_POINTS && i < n;
+        snprintf(part, sizeof part, "%.*s", (int)(slash - text), text);
+        ok = !parse_count("", part, 0, MAX_POINTS, &i, &ignored) &&
+             !parse_count("", slash + 1, 1, MAX_POINTS, &n, &ignored) && i < n;
     }
     if (!ok)
-        return storq_fail(err, STORQ_ERR_USAGE, "--task: '%s' is not accepted; expected I/N, task I "
-                          "of N tasks with 0 <= I < N and 1 <= N <= %d (e.g. --task 0/4)",
+        return storq_fail(err, STORQ_ERR_USAGE, "--task: '%.60s' is not accepted; expected I/N, "
+                          "task I of N tasks with 0 <= I < N and 1 <= N <= %d (e.g. --task 0/4)",
                           text, MAX_POINTS);
     spec->task_index = (size_t)i;
     spec->task_count = (size_t)n;
@@ -408,20 +448,23 @@ static int add_task_suffix(storq_run_spec *spec, storq_error *err)
 static int set_precision(storq_run_spec *spec, const char *what, const char *text,
                          storq_error *err)
 {
-    char *end;
-    errno = 0;
-    double rel = strtod(text, &end);
-    if (end == text || errno || !(rel > 0 && rel < 1) || (*end && *end != ':') ||
-        (*end == ':' && !end[1]))
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is not accepted; expected REL or "
+    char rel_text[64];
+    const char *colon = strchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    double rel = 0;
+    if (len >= sizeof rel_text || (colon && !colon[1]))
+        len = 0; /* refused below */
+    snprintf(rel_text, sizeof rel_text, "%.*s", (int)len, text);
+    if (storq_number_real(rel_text, &rel) != 0 || !(rel > 0 && rel < 1))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%.60s' is not accepted; expected REL or "
                           "REL:OBSERVABLE, REL in (0, 1) the target 95%% CI half-width over "
                           "|mean| (e.g. 0.01 or 0.01:mean_delay)", what, text);
     spec->precision = rel;
     free(spec->precision_obs);
     spec->precision_obs = NULL;
-    if (*end == ':' && !(spec->precision_obs = xstrdup(end + 1, err)))
+    if (colon && !(spec->precision_obs = xstrdup(colon + 1, err)))
         return STORQ_ERR_RUNTIME;
-    return STORQ_OK;
+    return set_where(&spec->precision_where, what, err);
 }
 
 static int set_max_replications(storq_run_spec *spec, const char *what, const char *text,
@@ -430,130 +473,168 @@ static int set_max_replications(storq_run_spec *spec, const char *what, const ch
     unsigned long long v;
     STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
     spec->max_replications = (size_t)v;
-    return STORQ_OK;
+    return set_where(&spec->max_replications_where, what, err);
 }
 
 /* --precision needs --max-replications, at least one batch (-r) of it. */
 static int check_precision(const storq_run_spec *spec, storq_error *err)
 {
     if (!spec->precision && spec->max_replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "--max-replications: applies with --precision "
-                          "only (without it every point runs -r replications)");
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: applies with --precision only (without it "
+                          "every point runs -r replications)", spec->max_replications_where);
     if (!spec->precision)
         return STORQ_OK;
     if (!spec->max_replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "--precision: give --max-replications N too, "
-                          "the most replications a point may take");
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: give --max-replications N too "
+                          "(max_replications in a sweep file), the most replications a point "
+                          "may take",
+                          spec->precision_where);
     if (spec->max_replications < spec->replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "--max-replications: %zu is below -r %zu, the "
-                          "batch size", spec->max_replications, spec->replications);
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: %zu is below -r %zu, the batch size",
+                          spec->max_replications_where, spec->max_replications,
+                          spec->replications);
     return STORQ_OK;
 }
 
-static int set_zip(storq_run_spec *spec, const char *text, storq_error *err)
+/* The zip group's names, each a parameter of the model, none twice, at least two. */
+static int split_zip(const storq_run_spec *spec, const char *text, const char *what,
+                     char ***names, size_t *n, storq_error *err)
 {
-    free(spec->zip_text);
-    spec->zip_text = xstrdup(text, err);
-    return spec->zip_text ? STORQ_OK : STORQ_ERR_RUNTIME;
+    static const storq_param_def zip_def = {.name = "zip", .type = STORQ_PARAM_STRING};
+    int rc = storq_split_values(&zip_def, text, names, n, err);
+    if (rc) {
+        storq_error located = {0};
+        storq_fail(&located, rc, "%s: %s", what, err->msg + strlen("--zip: "));
+        *err = located;
+        return rc;
+    }
+    for (size_t i = 0; i < *n && !rc; i++) {
+        if (!storq_param_find(spec->model->params, (*names)[i], NULL))
+            rc = storq_fail(err, STORQ_ERR_USAGE, "%s: '%.60s' is not a parameter of model '%s'",
+                            what, (*names)[i], spec->model->name);
+        for (size_t j = 0; j < i && !rc; j++)
+            if (!strcmp((*names)[i], (*names)[j]))
+                rc = storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is named twice", what,
+                                (*names)[i]);
+    }
+    if (!rc && *n < 2)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "%s: name at least two parameters, e.g. --zip "
+                        "n,arrivals", what);
+    if (rc)
+        free_values(*names, *n);
+    return rc;
 }
 
-/* ---- sweep files (INI) ---- */
-
-typedef struct sweep_ctx {
-    storq_run_spec *spec;
-    const char *path;
-    storq_error *err;
-    int pass; /* 1: find the model in [run]; 2: everything */
-    int line;
-} sweep_ctx;
-
-static int sweep_handler(void *user, const char *section, const char *name, const char *value)
+static int set_zip(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
 {
-    sweep_ctx *c = user;
-    storq_run_spec *spec = c->spec;
-    char where[512];
-    if (c->err->code)
-        return 0;
-    if (!strcmp(section, "run")) {
-        snprintf(where, sizeof where, "%s: [run] %s", c->path, name);
-        if (!strcmp(name, "model")) {
-            if (c->pass == 1) {
-                spec->model = storq_model_find(value);
-                if (!spec->model)
-                    storq_fail(c->err, STORQ_ERR_USAGE, "%s: unknown model '%s' (see `storq models`)",
-                               where, value);
-            }
-        } else if (c->pass == 1) {
-            return 1;
-        } else if (!strcmp(name, "replications")) {
-            set_replications(spec, where, value, c->err);
-        } else if (!strcmp(name, "seed")) {
-            set_seed(spec, where, value, c->err);
-        } else if (!strcmp(name, "output")) {
-            set_output(spec, value, c->err);
-        } else if (!strcmp(name, "zip")) {
-            set_zip(spec, value, c->err);
-        } else if (!strcmp(name, "precision")) {
-            set_precision(spec, where, value, c->err);
-        } else if (!strcmp(name, "max_replications")) {
-            set_max_replications(spec, where, value, c->err);
-        } else if (!strcmp(name, "allow_unstable")) {
-            int b = 0;
-            if (!parse_bool(where, value, &b, c->err))
-                spec->allow_unstable |= b;
-        } else {
-            storq_fail(c->err, STORQ_ERR_USAGE,
-                       "%s: unknown key; accepted in [run]: model, replications, seed, output, zip, precision, "
-                       "max_replications, allow_unstable",
-                       where);
+    char **names;
+    size_t n;
+    STORQ_TRY(split_zip(spec, text, what, &names, &n, err));
+    free_values(names, n);
+    free(spec->zip_text);
+    spec->zip_text = xstrdup(text, err);
+    if (!spec->zip_text)
+        return STORQ_ERR_RUNTIME;
+    return set_where(&spec->zip_where, what, err);
+}
+
+/* ---- sweep files ---- */
+
+/* A sweep-file error's place, "FILE:LINE: [SECTION] KEY", in front of the message; a message
+ * about the parameter as a flag ("--n: ...") has the flag replaced by it. */
+static int locate(storq_error *err, const char *key, const char *where)
+{
+    if (err->code != STORQ_ERR_USAGE)
+        return err->code;
+    const char *rest = err->msg;
+    size_t k = strlen(key);
+    if (!strncmp(rest, "--", 2) && !strncmp(rest + 2, key, k) && rest[2 + k] == ':')
+        rest += 3 + k + (rest[3 + k] == ' ');
+    char msg[2 * sizeof err->msg + 8];
+    snprintf(msg, sizeof msg, "%s: %s", where, rest);
+    size_t len = strlen(msg);
+    if (len >= sizeof err->msg)
+        len = sizeof err->msg - 1;
+    memcpy(err->msg, msg, len);
+    err->msg[len] = '\0';
+    return err->code;
+}
+
+static int apply_run_entry(storq_run_spec *spec, const storq_sweep_entry *e, const char *where,
+                           storq_error *err)
+{
+    const char *key = e->key, *value = e->value;
+    if (!strcmp(key, "model"))
+        return STORQ_OK; /* read first */
+    if (!strcmp(key, "replications"))
+        return set_replications(spec, where, value, err);
+    if (!strcmp(key, "seed"))
+        return set_seed(spec, where, value, err);
+    if (!strcmp(key, "output"))
+        return set_output(spec, value, err) ? locate(err, "output", where) : STORQ_OK;
+    if (!strcmp(key, "zip"))
+        return set_zip(spec, where, value, err);
+    if (!strcmp(key, "precision"))
+        return set_precision(spec, where, value, err);
+    if (!strcmp(key, "max_replications"))
+        return set_max_replications(spec, where, value, err);
+    if (!strcmp(key, "allow_unstable")) {
+        int b = 0;
+        STORQ_TRY(parse_bool(where, value, &b, err));
+        spec->allow_unstable |= b;
+        return STORQ_OK;
+    }
+    return storq_fail(err, STORQ_ERR_USAGE, "%s: unknown key; accepted in [run]: model, "
+                      "replications, seed, output, zip, precision, max_replications, "
+                      "allow_unstable", where);
+}
+
+/* The model first (from [run]), then every section and key in file order. */
+static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec, storq_error *err)
+{
+    char where[1024];
+    const storq_sweep_entry *m = storq_sweep_file_find(f, "run", "model");
+    if (!m) {
+        int line = storq_sweep_file_section_line(f, "run");
+        return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [run] model: missing; put `model = NAME` "
+                          "in %s [run] section", f->path, line ? line : 1,
+                          line ? "the" : "a");
+    }
+    spec->model = storq_model_find(m->value);
+    if (!spec->model)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [run] model: unknown model '%.60s' (see "
+                          "`storq models`)", f->path, m->line, m->value);
+    for (size_t i = 0; i < f->nsections; i++) {
+        const char *name = f->sections[i].name;
+        if (strcmp(name, "run") && strcmp(name, spec->model->name))
+            return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [%.60s]: unknown section; accepted: "
+                              "[run], [%s] (the model's parameters)", f->path,
+                              f->sections[i].line, name, spec->model->name);
+    }
+    STORQ_TRY(init_assignments(spec, err));
+    for (size_t i = 0; i < f->nentries; i++) {
+        const storq_sweep_entry *e = &f->entries[i];
+        snprintf(where, sizeof where, "%s:%d: [%s] %s", f->path, e->line, e->section, e->key);
+        if (!strcmp(e->section, "run")) {
+            STORQ_TRY(apply_run_entry(spec, e, where, err));
+            continue;
         }
-        return c->err->code == 0;
+        if (set_assignment(spec, e->key, e->value, "--", err))
+            return locate(err, e->key, where);
+        size_t idx;
+        storq_param_find(spec->model->params, e->key, &idx);
+        spec->assign[idx].line = e->line;
     }
-    if (c->pass == 1)
-        return 1;
-    if (!spec->model) {
-        storq_fail(c->err, STORQ_ERR_USAGE, "%s: section [%s] comes before the model is known; "
-                   "put `model = NAME` in [run]", c->path, section);
-        return 0;
-    }
-    if (strcmp(section, spec->model->name) != 0) {
-        storq_fail(c->err, STORQ_ERR_USAGE, "%s: unknown section [%s]; accepted: [run], [%s]",
-                   c->path, section, spec->model->name);
-        return 0;
-    }
-    snprintf(where, sizeof where, "%s: [%s] ", c->path, section);
-    set_assignment(spec, name, value, where, c->err);
-    return c->err->code == 0;
+    return STORQ_OK;
 }
 
 static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: cannot read the sweep file: %s", path,
-                          strerror(errno));
-    sweep_ctx c = {spec, path, err, 1, 0};
-    for (c.pass = 1; c.pass <= 2; c.pass++) {
-        rewind(f);
-        int rc = ini_parse_file(f, sweep_handler, &c);
-        if (err->code)
-            break;
-        if (rc > 0) {
-            storq_fail(err, STORQ_ERR_USAGE, "%s:%d: malformed line (expected `key = value` or `[section]`)",
-                       path, rc);
-            break;
-        }
-        if (c.pass == 1) {
-            if (!spec->model) {
-                storq_fail(err, STORQ_ERR_USAGE, "%s: no model; put `model = NAME` in a [run] section", path);
-                break;
-            }
-            if (init_assignments(spec, err))
-                break;
-        }
-    }
-    fclose(f);
-    return err->code;
+    storq_sweep_file f;
+    STORQ_TRY(storq_sweep_file_read(path, &f, err));
+    int rc = apply_sweep_file(&f, spec, err);
+    storq_sweep_file_free(&f);
+    return rc;
 }
 
 /* ---- command line ---- */
@@ -568,7 +649,7 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
     if (a->output)
         STORQ_TRY(set_output(spec, a->output, err));
     if (a->zip)
-        STORQ_TRY(set_zip(spec, a->zip, err));
+        STORQ_TRY(set_zip(spec, "--zip", a->zip, err));
     if (a->task)
         STORQ_TRY(set_task(spec, a->task, err));
     if (a->precision)
@@ -627,6 +708,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     spec->task_count = 1;
     storq_args a;
     int rc = storq_args_parse(argc, argv, with_run_options, &a, err);
+    spec->dry_run = !rc && a.dry_run; /* set first: main() reports a dry run's errors itself */
     if (!rc && a.help) {
         /* usage asked for: the model, if one is named, is all the caller needs */
         spec->help = 1;
@@ -658,7 +740,8 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     /* -o names the file exactly; a default or [run] output name is shared by every task. */
     if (!rc && !spec->help && with_run_options && spec->task_count > 1 && !a.output)
         rc = add_task_suffix(spec, err);
-    if (!rc && !spec->help && with_run_options)
+    /* A dry run writes nothing, so the output file is not its business. */
+    if (!rc && !spec->help && with_run_options && !spec->dry_run)
         rc = check_output(spec, a.target && ends_with(a.target, ".ini") ? a.target : NULL, err);
     if (!rc && !spec->help)
         rc = expand_points(spec, err);
@@ -686,6 +769,26 @@ int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_e
     return parse_with_command_line(argc, argv, spec, 0, err);
 }
 
+void storq_run_spec_print(const storq_run_spec *spec, FILE *out)
+{
+    size_t np = storq_param_count(spec->model->params);
+    fprintf(out, "run: model=%s replications=%zu seed=%llu points=%zu", spec->model->name,
+            spec->replications, (unsigned long long)spec->seed, spec->npoints);
+    if (spec->precision)
+        fprintf(out, " precision=%.17g max_replications=%zu", spec->precision,
+                spec->max_replications);
+    if (spec->task_count > 1)
+        fprintf(out, " task=%zu/%zu", spec->task_index, spec->task_count);
+    fprintf(out, " output=%s", spec->output); /* last: a file name may hold blanks */
+    fputc('\n', out);
+    for (size_t p = spec->task_index; p < spec->npoints; p += spec->task_count) {
+        fprintf(out, "point %zu:", p);
+        for (size_t i = 0; i < np; i++)
+            fprintf(out, " %s=%s", spec->model->params[i].name, spec->points[p].v[i].s);
+        fputc('\n', out);
+    }
+}
+
 void storq_run_spec_free(storq_run_spec *spec)
 {
     if (!spec)
@@ -698,6 +801,9 @@ void storq_run_spec_free(storq_run_spec *spec)
     free(spec->assign);
     free(spec->zipped);
     free(spec->zip_text);
+    free(spec->zip_where);
+    free(spec->precision_where);
+    free(spec->max_replications_where);
     free(spec->precision_obs);
     for (size_t p = 0; p < spec->npoints; p++)
         storq_params_free(&spec->points[p]);

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "model.h"
@@ -15,6 +16,7 @@ typedef struct storq_assignment {
     char *name;
     char **values;
     size_t nvalues;
+    int line; /* the sweep file's line that gave them; 0: the command line or the default */
 } storq_assignment;
 
 typedef struct storq_run_spec {
@@ -22,6 +24,7 @@ typedef struct storq_run_spec {
     storq_assignment *assign; /* one per model parameter, in table order (defaults filled in) */
     int *zipped;              /* per parameter: 1 when it is in the zip group */
     char *zip_text;           /* the zip group as given ("n, arrivals"), or NULL */
+    char *zip_where;          /* where it was given, for messages: "--zip" or "FILE:LINE: [run] zip" */
     storq_params *points;     /* the Cartesian product, last parameter varying fastest; the
                                  zip group's lists advance together as one dimension */
     size_t npoints;
@@ -30,6 +33,7 @@ typedef struct storq_run_spec {
     char *precision_obs;      /* the observable it targets; NULL: the model's headline */
     size_t max_replications;  /* with --precision: at most this many per point */
     const char *memory_limit; /* --memory-limit, into argv; NULL: STORQ_MEMORY_LIMIT or available */
+    char *precision_where, *max_replications_where; /* where they were given, as zip_where */
     uint64_t seed;
     char *output;
     size_t task_index, task_count; /* --task I/N: run only the points p with p % N == I;
@@ -39,6 +43,7 @@ typedef struct storq_run_spec {
     int allow_unstable;
     int quiet;
     int help;           /* --help was given: nothing else was parsed; model set if one was named */
+    int dry_run;        /* --dry-run: list the points (storq_run_spec_print), run and write nothing */
     char *config_text;  /* the run as an equivalent sweep file: what --resume compares */
     char *command_line;
 } storq_run_spec;
@@ -49,6 +54,10 @@ int storq_run_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_erro
 /* Same, for `storq theory MODEL --param value ...` (no replications or output). */
 int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_error *err);
 void storq_run_spec_free(storq_run_spec *spec);
+
+/* --dry-run's listing: one line for the run (model, replications, seed, points, task), then one
+ * line per point of this task, "point P: name=value ...", every parameter in table order. */
+void storq_run_spec_print(const storq_run_spec *spec, FILE *out);
 
 /* Split a list value, the same rule for every parameter: values are separated by commas or
  * blanks, and a law's own numbers follow its colon, separated by commas too ("shexp:0.1,5, exp:2"
