@@ -85,7 +85,7 @@ static size_t warnings(size_t points, size_t R, double mean, double shift, uint6
 static void check_rates(void)
 {
     /* the null, with the floor out of the way (mean 0): 20000 points at 1e-3 each, about 20
-     * warnings (binomial sd 4.5); a rule using the normal quantile at R = 10 would give ~140 */
+     * warnings (binomial sd 4.5); a rule using the normal quantile at R = 10 would give ~190 */
     size_t w = warnings(20000, 10, 0.0, 0.0, 11);
     printf("null, R = 10: %zu of 20000 points warn (expect about 20)\n", w);
     CHECK(w >= 5 && w <= 40);
