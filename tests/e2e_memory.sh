@@ -10,8 +10,8 @@ failures=0
 # One thread and a stated limit, so the messages do not depend on the machine.
 export OMP_NUM_THREADS=1
 STORQ_MEMORY_LIMIT=8G expect 2 "point 0: its observables (the largest, 'u_t', has 100000100000 values) need 745 GiB per replication in flight; at most 8 GiB are allowed (STORQ_MEMORY_LIMIT=8G shared by 1 rank x 1 thread per node" -- run supermarket --mode transient --grid 1000000 --levels 100000 -r 2
-STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 100000000 replications (-r) of 22 values need 16.4 GiB for the point's table" -- run supermarket --n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 100000000
-STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 2147483648 replications (-r) of .* values need 384 GiB for the point's table" -- run supermarket --n 10 -r 2147483648
+STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 100000000 replications (-r) of 24 values need 17.9 GiB for the point's table" -- run supermarket --n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 100000000
+STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 2147483648 replications (-r) of .* values need .* GiB for the point's table" -- run supermarket --n 10 -r 2147483648
 STORQ_MEMORY_LIMIT=8G expect 2 "\-\-n: 2000000000 servers need 127 GiB for per-server records per replication (and thread); at most 8 GiB" -- run supermarket --n 2000000000 --lambda 0.5 -r 2
 STORQ_MEMORY_LIMIT=1M expect 2 "point 1: its observables (the largest, 'u_t', has 200010 values) need .* GiB per replication in flight; at most 0.000977 GiB" -- run supermarket --mode transient --grid 100,20000 --levels 10 -r 2
 # --memory-limit is the node's budget, shared by its ranks and their threads; it overrides the

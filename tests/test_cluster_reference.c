@@ -25,6 +25,7 @@
 #include "distribution.h"
 #include "model_run.h"
 #include "rng.h"
+#include "steady_state.h"
 
 
 typedef struct config {
@@ -181,7 +182,8 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
     double *sum = calloc(np, sizeof *sum), *csum = calloc(np * ncl, sizeof *csum);
     double *ccnt = calloc(np * ncl, sizeof *ccnt), *above = calloc(np * ng, sizeof *above);
     double wstart[3] = {0}, work_in = 0, T = 0;
-    const long total = cf->warmup + cf->arrivals;
+    double half_sum[2] = {0, 0}; /* the first policy's delays in each half of the window */
+    const long total = cf->warmup + cf->arrivals, half = cf->warmup + cf->arrivals / 2;
     for (long n = 0; n < total; n++) {
         double tau = storq_rng_exp(&arr, cf->lambda);
         for (long i = 0; i < (long)np * m; i++)
@@ -290,6 +292,8 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
             if (meas) {
                 storq_hist_add(&hd[p], D);
                 sum[p] += D;
+                if (p == 0)
+                    half_sum[n >= half] += D;
                 size_t ci = 0;
                 for (size_t j = 0; j < ncl; j++)
                     if (clo[j] <= (double)k)
@@ -305,6 +309,11 @@ static void reference(const config *cf, const storq_observables *obs, uint64_t s
     }
     (void)kent;
     const double N = (double)cf->arrivals;
+    const double n1 = (double)(cf->arrivals / 2), n2 = N - n1;
+    storq_record_scalar(rec, (int)(storq_obs_find(obs, "warmup_first_half_mean") - obs->defs),
+                        n1 > 0 ? half_sum[0] / n1 : NAN);
+    storq_record_scalar(rec, (int)(storq_obs_find(obs, "warmup_second_half_mean") - obs->defs),
+                        half_sum[1] / n2);
     for (int p = 0; p < np; p++) {
         storq_record_scalar(rec, id_mean[p], sum[p] / N);
         if (p > 0)
@@ -438,6 +447,9 @@ static void check_coupling(const char *label, const config *cf)
         for (size_t d = 0; d < k1.obs.ndefs; d++) {
             const storq_obs_def *d1 = &k1.obs.defs[d];
             const storq_obs_def *da = storq_obs_find(&all.obs, d1->name);
+            /* the steady-state halves follow the first listed policy: only that one's match */
+            if (storq_steady_is_half(d1->name) && strncmp(cf->policy, names[p], 2) != 0)
+                continue;
             if (!da) {
                 bad++;
                 continue;

@@ -138,6 +138,8 @@ typedef struct tally {
     rtime *busy;     /* g */
     uint64_t *count; /* g */
     uint64_t cut, finished_at_d, dropped, tie_draws;
+    uint64_t half;      /* jobs j >= half (by arrival) are in the second half of the window */
+    rtime half_sum[2];  /* responses of each half, summed as jobs depart */
 } tally;
 
 typedef struct rsys {
@@ -213,6 +215,7 @@ static void grp_depart(group *G, const rsys *s, long gi, size_t ji, rtime D, tal
         const rtime T = D - J.A;
         storq_hist_add(&tl->resp, (double)T);
         tl->sum += T;
+        tl->half_sum[J.id >= tl->half] += T;
     }
     memmove(G->job + ji, G->job + ji + 1, (G->njob - ji - 1) * sizeof *G->job);
     G->njob--;
@@ -460,6 +463,7 @@ static void reference(const config *cf, int mut, const storq_observables *obs, u
     uint64_t *cand = calloc((size_t)pod_d, sizeof *cand);
 
     const long total = cf->warmup + cf->arrivals;
+    sys[0].tl.half = (uint64_t)(cf->warmup + cf->arrivals / 2);
     rtime t = 0.0, Tmeas = 0.0;
     for (long j = 0; j < total; j++) {
         const double tau = storq_rng_exp(&arr, cf->lambda);
@@ -498,6 +502,11 @@ static void reference(const config *cf, int mut, const storq_observables *obs, u
 
     const double N = (double)cf->arrivals;
     storq_record_scalar(rec, obs_id(obs, "mean_response_time"), (double)(sys[0].tl.sum / N));
+    const rtime n1 = (rtime)(cf->arrivals / 2), n2 = (rtime)cf->arrivals - n1;
+    storq_record_scalar(rec, obs_id(obs, "warmup_first_half_mean"),
+                        n1 > 0 ? (double)(sys[0].tl.half_sum[0] / n1) : NAN);
+    storq_record_scalar(rec, obs_id(obs, "warmup_second_half_mean"),
+                        (double)(sys[0].tl.half_sum[1] / n2));
     if (two)
         storq_record_scalar(rec, obs_id(obs, "uncorrelated_mean_response_time"),
                             (double)(sys[1].tl.sum / N));

@@ -50,6 +50,7 @@ typedef struct config {
 typedef struct result {
     long levels;
     double *u, *nvar, mql;
+    double half[2]; /* mql over each half of the window, split at its middle arrival */
     double msoj, mdel;
     double *ut, *mqlt; /* transient */
     /* raw values, binned afterwards with the kernel's own histogram layout */
@@ -186,6 +187,23 @@ static void integ_results(const integ *g, const long *N, long nlev, double T, lo
     }
 }
 
+/* The steady-state check's halves: the tasks' integral IQ at the middle arrival (time half_T into
+ * the window) and at its end (T). */
+static void integ_halves(double half_T, double half_IQ, double IQ, double T, long n, result *r)
+{
+    r->half[0] = r->half[1] = NAN;
+    if (half_T > 0 && T > half_T) {
+        r->half[0] = half_IQ / half_T / (double)n;
+        r->half[1] = (IQ - half_IQ) / (T - half_T) / (double)n;
+    }
+}
+
+/* The arrival that begins the window's second half (-1: the window has no halves). */
+static long half_arrival(const config *cf)
+{
+    return cf->arrivals >= 3 ? cf->warmup + cf->arrivals / 2 : -1;
+}
+
 #define MAXLEV 1024
 
 /* ------------------------------------------------------------------ reference: servers */
@@ -213,6 +231,7 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
     long *busy = calloc((size_t)n, sizeof *busy), B = 0;
     long *N = calloc(MAXLEV, sizeof *N);
     integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
+    double half_T = 0, half_IQ = 0;
     double *jt = NULL;
     long *jrem = NULL, njobs = 0;
     if (!cf->transient) {
@@ -362,10 +381,15 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
                     wstart = t;
                     tprev = t;
                 }
+                if (a == half_arrival(cf)) {
+                    half_T = t - wstart;
+                    half_IQ = g.IQ;
+                }
                 if (a == total - 1) {
                     inwin = 0;
                     T = t - wstart;
                     integ_results(&g, N, nlev, T, n, r);
+                    integ_halves(half_T, half_IQ, g.IQ, T, n, r);
                 }
                 measured = a >= cf->warmup;
             }
@@ -486,6 +510,7 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
     storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
     long *N = calloc(MAXLEV, sizeof *N);
     integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
+    double half_T = 0, half_IQ = 0;
     start_counts(cf, N, MAXLEV);
 
     double t = 0.0, tprev = 0.0, wstart = 0.0, T = 0.0;
@@ -531,10 +556,15 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
                     wstart = t;
                     tprev = t;
                 }
+                if (a == half_arrival(cf)) {
+                    half_T = t - wstart;
+                    half_IQ = g.IQ;
+                }
                 if (a == total - 1) {
                     inwin = 0;
                     T = t - wstart;
                     integ_results(&g, N, nlev, T, n, r);
+                    integ_halves(half_T, half_IQ, g.IQ, T, n, r);
                 }
                 measured = a >= cf->warmup;
             }
@@ -686,6 +716,14 @@ static void run_case(const config *cf, uint64_t replication)
                         u[i], r.u[i], nv[i], r.nvar[i]);
         }
         CHECK(close_rel(kr.rec.values[model_run_offset(&kr, "mean_queue_length", 0)], r.mql, 0.0));
+        for (int h = 0; h < 2; h++) {
+            const double x = kr.rec.values[model_run_offset(
+                &kr, h ? "warmup_second_half_mean" : "warmup_first_half_mean", 0)];
+            const int ok = (isnan(x) && isnan(r.half[h])) || close_rel(x, r.half[h], 0.0);
+            CHECK(ok);
+            if (!ok)
+                fprintf(stderr, "  half %d of the window: %.17g vs %.17g\n", h, x, r.half[h]);
+        }
         /* histograms: bin the reference's raw values with the same layout */
         const char *hn[3] = {"arrival_queue_length", "task_sojourn", "job_delay"};
         double *vals[3] = {r.aql, r.soj, r.del};

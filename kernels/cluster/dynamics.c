@@ -574,7 +574,7 @@ static inline void cl_serve_policy(cl_rep *R, int pi, const cl_req *q)
 /* ------------------------------------------------------------------ the replication */
 
 /* The observables of each policy from its accumulators. */
-static void cl_record(const cl_rep *R, storq_record *rec)
+static void cl_record(const cl_rep *R, double half_sum, storq_record *rec)
 {
     const cl_ctx *c = R->c;
     const double N = (double)c->arrivals;
@@ -604,6 +604,10 @@ static void cl_record(const cl_rep *R, storq_record *rec)
         double delivered = R->wstart[pi] + R->work_in - c->mu * s;
         storq_record_scalar(rec, id->util, delivered / ((double)c->m * c->mu * R->Tmeas));
     }
+    /* the steady-state check: the first policy's mean delay over each half of the requests */
+    const uint64_t n1 = storq_steady_half(c->arrivals), n2 = c->arrivals - n1;
+    storq_steady_record(rec, &c->steady, n1 ? half_sum / (double)n1 : NAN,
+                        (R->acc[0].sum - half_sum) / (double)n2);
 }
 
 int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
@@ -617,11 +621,15 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         goto done;
     }
     const uint64_t total = c->warmup + c->arrivals;
+    const uint64_t half = c->warmup + storq_steady_half(c->arrivals);
+    double half_sum = 0.0; /* the first policy's delays of the requests before `half` */
     for (uint64_t n = 0; n < total; n++) {
         if (storq_stop_due(n)) {
             rc = storq_stopped(err);
             goto done;
         }
+        if (n == half)
+            half_sum = R.acc[0].sum;
         cl_req q;
         cl_arrive(&R, n, &q);
         if (cl_place(&R, &q)) {
@@ -631,7 +639,7 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         for (int pi = 0; pi < c->npol; pi++)
             cl_serve_policy(&R, pi, &q);
     }
-    cl_record(&R, rec);
+    cl_record(&R, half_sum, rec);
     rec->events += total;
 done:
     cl_rep_free(&R);

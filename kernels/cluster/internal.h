@@ -12,6 +12,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "steady_state.h"
 
 #define CL_NPOL_MAX 3
 #define CL_NGRID 50      /* points x of the P(D > x) grid */
@@ -65,6 +66,7 @@ typedef struct cl_ctx {
     double *qw;
     int q_exact;
     cl_ids id[CL_NPOL_MAX];
+    storq_steady_ids steady; /* the halves of the first policy's mean delay */
 } cl_ctx;
 
 /* Code blocks alpha_k of a file of k chunks. */

@@ -556,7 +556,11 @@ static int cl_declare(void *vctx, storq_observables *obs, storq_error *err)
     for (int pi = 0; pi < c->npol && !rc; pi++)
         rc = cl_declare_policy(c, pi, axis, obs, err);
     free(axis);
-    return rc;
+    /* the steady-state check of the headline (docs/steady-state.md), declared last: the other
+     * observables keep the layout of a point without it */
+    char headline[STORQ_NAME_MAX];
+    snprintf(headline, sizeof headline, "%s_mean_delay", storq_cl_pol_name[c->pol[0]]);
+    return rc ? rc : storq_steady_declare(obs, &c->steady, headline, "time", err);
 }
 
 /* ------------------------------------------------------------------ cost and ops */

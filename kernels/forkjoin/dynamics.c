@@ -281,6 +281,8 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     }
 
     const uint64_t total = c->warmup + c->arrivals;
+    const uint64_t half = c->warmup + storq_steady_half(c->arrivals);
+    double half_sum = 0.0; /* the main system's responses of the jobs before `half` */
     double t = 0.0, Tmeas = 0.0;
     uint64_t since = 0;
     cand[0] = 0;
@@ -289,6 +291,8 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
             rc = storq_stopped(err);
             goto done;
         }
+        if (j == half)
+            half_sum = sys[0].sum;
         const double tau = storq_rng_exp(&arr, c->lambda);
         t += tau;
         since++;
@@ -356,6 +360,10 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         busy_all += sys[0].busy[G];
     }
     storq_record_scalar(rec, c->id.util, busy_all / ((double)n * (double)c->g * Tmeas));
+    /* the steady-state check: the mean response over each half of the measured jobs */
+    const uint64_t n1 = storq_steady_half(c->arrivals), n2 = c->arrivals - n1;
+    storq_steady_record(rec, &c->steady, n1 ? half_sum / (double)n1 : NAN,
+                        (sys[0].sum - half_sum) / (double)n2);
     rec->events += total;
     goto done;
 oom:

@@ -32,6 +32,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "steady_state.h"
 
 enum { FJ_FAM_EXP, FJ_FAM_PARETO, FJ_FAM_SHEXP, FJ_FAM_DET, FJ_FAM_TRACE };
 enum { FJ_ASSIGN_UNIFORM, FJ_ASSIGN_POD, FJ_ASSIGN_LWL };
@@ -65,6 +66,7 @@ typedef struct fj_ctx {
     uint64_t rebase_count;
     char service_spec[300];
     fj_ids id;
+    storq_steady_ids steady; /* the halves of mean_response_time */
 } fj_ctx;
 
 /* Moments of one task time x = delta X_d + (1 - delta) X_i and of S, the k-th smallest of a job's

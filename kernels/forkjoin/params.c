@@ -247,6 +247,7 @@ static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
     fj_ids *id = &c->id;
     const double lo = c->mean * 1e-6, hi = c->mean * 1e9;
     id->resp0 = id->mean0 = -1;
+    c->steady.first = c->steady.second = -1;
     STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp, "response_time", "time",
                                         "response time D - A of a measured job (arrival to its "
                                         "k-th finished task)", lo, hi, 7, err));
@@ -269,16 +270,21 @@ static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
                                   "busy time of each group's nodes / (n T) over the "
                                   "measurement window", c->g, "group", axis, err);
     free(axis);
-    if (rc || !c->companion)
-        return rc;
-    STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp0, "uncorrelated_response_time", "time",
-                                        "companion system with correlation 0 on the same "
-                                        "arrivals, groups draws and X_i: response time", lo, hi,
-                                        7, err));
-    return storq_declare_scalar(obs, &id->mean0, "uncorrelated_mean_response_time", "time",
-                                "companion system with correlation 0 (same arrivals, group "
-                                "draws and X_i): mean response time, the T(n,k) of the paper's "
-                                "eq. (15)", err);
+    if (!rc && c->companion) {
+        STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp0, "uncorrelated_response_time",
+                                            "time",
+                                            "companion system with correlation 0 on the same "
+                                            "arrivals, groups draws and X_i: response time", lo,
+                                            hi, 7, err));
+        STORQ_TRY(storq_declare_scalar(obs, &id->mean0, "uncorrelated_mean_response_time",
+                                       "time",
+                                       "companion system with correlation 0 (same arrivals, "
+                                       "group draws and X_i): mean response time, the T(n,k) "
+                                       "of the paper's eq. (15)", err));
+    }
+    /* the steady-state check (docs/steady-state.md), declared last: the other observables keep
+     * the layout of a point without it */
+    return rc ? rc : storq_steady_declare(obs, &c->steady, "mean_response_time", "time", err);
 }
 
 static const char *fj_headline(const void *vctx)

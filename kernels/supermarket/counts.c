@@ -69,6 +69,7 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
 
     const double arate = (double)c->n * c->lambda;
     const uint64_t total = c->warmup + c->arrivals;
+    const uint64_t half = smk_half_arrival(c->warmup, c->arrivals);
     uint64_t a = 0, events = 0;
     size_t gj = 0;
     double t = 0.0, T = 0.0;
@@ -98,6 +99,8 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
             if (steady) {
                 if (a == c->warmup)
                     storq_smk_occ_begin(&o, t);
+                if (a == half)
+                    storq_smk_occ_half(&o, t);
                 if (a == total - 1) {
                     storq_smk_occ_end(&o, t);
                     T = t - o.t0;

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "observables.h"
 #include "rng.h"
+#include "steady_state.h"
 
 enum { SMK_ENGINE_SERVERS = 0, SMK_ENGINE_COUNTS = 1 };
 enum { SMK_MODE_STEADY = 0, SMK_MODE_TRANSIENT = 1 };
@@ -41,6 +42,7 @@ typedef struct smk_ctx {
     /* observable ids (set by declare) */
     int id_u, id_nvar, id_mql, id_aql, id_sojourn, id_delay, id_msojourn, id_mdelay;
     int id_ut, id_mqlt;
+    storq_steady_ids steady; /* the halves of mean_queue_length (steady mode) */
 } smk_ctx;
 
 /* ---- occupancy N_i = number of queues with >= i tasks, and its time integrals ----
@@ -57,6 +59,9 @@ typedef struct smk_occ {
     int measuring;
     double t0;       /* window start */
     double *last, *c, *s1, *s2;
+    /* the steady-state check: the window's first half, [t0, t0 + half_T], and the integral of
+     * the tasks in system over it (storq_smk_occ_half; half_T < 0 until then) */
+    double half_T, half_I;
 } smk_occ;
 
 int storq_smk_occ_init(smk_occ *o, uint64_t n, size_t cap);
@@ -66,6 +71,16 @@ int storq_smk_occ_grow(smk_occ *o, size_t need);
 void storq_smk_occ_begin(smk_occ *o, double t);
 /* End it at absolute time t: flush every level (O(depth), once). */
 void storq_smk_occ_end(smk_occ *o, double t);
+/* The middle of the window, at absolute time t (O(depth), once): the integral of the tasks in
+ * system so far, read without flushing the levels (their sums stay those of a window without
+ * a middle). */
+void storq_smk_occ_half(smk_occ *o, double t);
+/* The arrival, counted from 0, that begins the second half of the window (UINT64_MAX when the
+ * window is too short for two halves of positive length: fewer than 3 measured arrivals). */
+static inline uint64_t smk_half_arrival(uint64_t warmup, uint64_t arrivals)
+{
+    return arrivals >= 3 ? warmup + storq_steady_half(arrivals) : UINT64_MAX;
+}
 
 static inline void smk_occ_touch_(smk_occ *o, size_t i, double t)
 {

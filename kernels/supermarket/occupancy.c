@@ -63,12 +63,30 @@ void storq_smk_occ_begin(smk_occ *o, double t)
 {
     o->measuring = 1;
     o->t0 = t;
+    o->half_T = -1.0;
     for (size_t i = 0; i < o->cap; i++) {
         o->c[i] = (double)o->N[i];
         o->last[i] = 0.0;
         o->s1[i] = 0.0;
         o->s2[i] = 0.0;
     }
+}
+
+/* The integral over [t0, t0 + tt] (tt inside the window) of sum_{i>=1} N_i, without flushing. */
+static double tasks_integral(const smk_occ *o, double tt)
+{
+    double s = 0.0;
+    for (size_t i = 1; i < o->cap; i++) {
+        const double x = (double)(int64_t)o->N[i] - o->c[i];
+        s += o->s1[i] + x * (tt - o->last[i]) + o->c[i] * tt;
+    }
+    return s;
+}
+
+void storq_smk_occ_half(smk_occ *o, double t)
+{
+    o->half_T = t - o->t0;
+    o->half_I = tasks_integral(o, o->half_T);
 }
 
 void storq_smk_occ_end(smk_occ *o, double t)
@@ -299,4 +317,13 @@ void storq_smk_record_steady(const smk_ctx *c, const smk_occ *o, double T, storq
     storq_smk_occ_results(o, T, c->levels, storq_record_vector(rec, c->id_u),
                     storq_record_vector(rec, c->id_nvar), &mql);
     storq_record_scalar(rec, c->id_mql, mql);
+    /* the halves of the window, split at its middle arrival (NaN when it has none) */
+    double first = NAN, second = NAN;
+    if (o->half_T > 0.0 && T > o->half_T) {
+        const double n = (double)o->n;
+        const double I = tasks_integral(o, T); /* flushed at T: the sums */
+        first = o->half_I / (n * o->half_T);
+        second = (I - o->half_I) / (n * (T - o->half_T));
+    }
+    storq_steady_record(rec, &c->steady, first, second);
 }

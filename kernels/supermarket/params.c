@@ -212,6 +212,22 @@ fail:
     return rc;
 }
 
+/* Steady mode, servers engine: the observables of individual tasks and jobs. */
+static int smk_declare_servers(smk_ctx *c, storq_observables *obs, storq_error *err)
+{
+    STORQ_TRY(storq_declare_hist_loglin(
+        obs, &c->id_sojourn, "task_sojourn", "time",
+        "time from a measured task's arrival to the end of its service", 1e-6, 1e6, 7, err));
+    STORQ_TRY(storq_declare_hist_loglin(
+        obs, &c->id_delay, "job_delay", "time",
+        "time from a measured job's arrival to the completion of its last task", 1e-6, 1e6, 7,
+        err));
+    STORQ_TRY(storq_declare_scalar(obs, &c->id_msojourn, "mean_task_sojourn", "time",
+                                   "mean sojourn of the measured tasks", err));
+    return storq_declare_scalar(obs, &c->id_mdelay, "mean_job_delay", "time",
+                                "mean delay of the measured jobs", err);
+}
+
 static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
 {
     smk_ctx *c = vctx;
@@ -220,6 +236,7 @@ static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
     c->id_u = c->id_nvar = c->id_mql = c->id_aql = -1;
     c->id_sojourn = c->id_delay = c->id_msojourn = c->id_mdelay = -1;
     c->id_ut = c->id_mqlt = -1;
+    c->steady.first = c->steady.second = -1;
 
     if (c->mode == SMK_MODE_STEADY) {
         double *axis = malloc(sizeof *axis * nl);
@@ -246,19 +263,11 @@ static int smk_declare(void *vctx, storq_observables *obs, storq_error *err)
             "queue length each arriving task of a measured job finds at its server, before "
             "joining",
             nl, err));
-        if (c->engine != SMK_ENGINE_SERVERS)
-            return STORQ_OK;
-        STORQ_TRY(storq_declare_hist_loglin(
-            obs, &c->id_sojourn, "task_sojourn", "time",
-            "time from a measured task's arrival to the end of its service", 1e-6, 1e6, 7, err));
-        STORQ_TRY(storq_declare_hist_loglin(
-            obs, &c->id_delay, "job_delay", "time",
-            "time from a measured job's arrival to the completion of its last task", 1e-6, 1e6,
-            7, err));
-        STORQ_TRY(storq_declare_scalar(obs, &c->id_msojourn, "mean_task_sojourn", "time",
-                                       "mean sojourn of the measured tasks", err));
-        return storq_declare_scalar(obs, &c->id_mdelay, "mean_job_delay", "time",
-                                    "mean delay of the measured jobs", err);
+        if (c->engine == SMK_ENGINE_SERVERS)
+            STORQ_TRY(smk_declare_servers(c, obs, err));
+        /* the steady-state check (docs/steady-state.md), declared last: the ids of the other
+         * observables, hence the layout of their values, are those of a point without it */
+        return storq_steady_declare(obs, &c->steady, "mean_queue_length", "tasks", err);
     }
 
     size_t rows = c->grid + 1;

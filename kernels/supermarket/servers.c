@@ -352,7 +352,9 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
         H.soj.sum = &soj_sum, H.soj.min = &soj_min, H.soj.max = &soj_max;
         H.dly.sum = &dly_sum, H.dly.min = &dly_min, H.dly.max = &dly_max;
     }
-    /* steady mode: the next arrival that begins or ends the window (a = warmup, a = total - 1) */
+    /* steady mode: the next arrival that begins, halves or ends the window (a = warmup, half,
+     * total - 1) */
+    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
     uint64_t mark = warmup;
     int measured = 0, last = 0;
 
@@ -399,12 +401,16 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
                     storq_smk_occ_begin(&m->occ, t);
                     measured = 1;
                 }
+                if (a == half)
+                    storq_smk_occ_half(&m->occ, t);
                 if (a == total - 1) {
                     storq_smk_occ_end(&m->occ, t);
                     io->T = t - m->occ.t0;
                     last = 1;
                 }
-                mark = a < total - 1 ? total - 1 : UINT64_MAX;
+                mark = a < half && half < total - 1 ? half
+                       : a < total - 1             ? total - 1
+                                                   : UINT64_MAX;
             }
             double ta_next = last ? INFINITY : t + next_interarrival(io, arate);
             const uint64_t *samp = io->ring + (size_t)(r % RING) * L;

@@ -10,6 +10,7 @@
 #include "h5_checkpoint.h"
 #include "report.h"
 #include "run_state.h"
+#include "steady_state.h"
 
 /* Rank 0: summary, theory and comparison of a complete point; write it; print its table. */
 void storq_collect_free_pending(point_state *ps)
@@ -33,6 +34,9 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     int rc = storq_summary_compute(&sum, &ps->res, err);
     if (!rc && model->compare)
         rc = model->compare(st->ctx[p], &sum, &ps->theory, &cmp, err);
+    const char *headline = model->headline ? model->headline(st->ctx[p]) : NULL;
+    if (!rc)
+        rc = storq_steady_compare(&sum, headline, &cmp, err);
     storq_point_precision prec = {
         .target = spec->precision, .max_replications = spec->max_replications, .met = ps->met,
         .achieved = ps->achieved, .observable = spec->precision ? st->target[p]->name : ""};
@@ -44,6 +48,8 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     ps->checkpointed = ps->dirty = 0;
     if (!rc && !spec->quiet)
         storq_report_point(stdout, p, &spec->points[p], &sum, &ps->theory, &cmp);
+    if (!rc)
+        storq_report_steady_state(stderr, p, &spec->points[p], headline, &sum);
     storq_progress_point_done(&st->progress, st->cost[p] * (double)spec->replications);
     storq_theory_free(&cmp);
     storq_summary_free(&sum);

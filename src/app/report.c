@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "steady_state.h"
 #include "table.h"
 
 #define MAX_VECTOR_ROWS 16
@@ -50,8 +51,8 @@ static void report_scalars(FILE *out, const storq_summary *sim, const storq_theo
     const storq_observables *obs = sim->schema;
     for (size_t d = 0; d < obs->ndefs; d++) {
         const storq_obs_def *def = &obs->defs[d];
-        if (def->kind != STORQ_OBS_SCALAR)
-            continue;
+        if (def->kind != STORQ_OBS_SCALAR || storq_steady_is_half(def->name))
+            continue; /* the halves show as the steady-state check's comparisons */
         const storq_array *th = storq_theory_find(theory, def->name);
         size_t j = def->value_offset;
         storq_table_add(&t, "%s", def->name);
@@ -136,6 +137,26 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
     report_comparisons(out, comparison, width);
     fputc('\n', out);
     fflush(out);
+}
+
+int storq_report_steady_state(FILE *out, size_t point_id, const storq_params *params,
+                              const char *headline, const storq_summary *sim)
+{
+    storq_steady_check c;
+    if (!storq_steady_check_summary(sim, &c) || !c.warn)
+        return 0;
+    const storq_param_def *defs = params->model->params;
+    fprintf(out, "storq: warning: point %zu (", point_id);
+    for (size_t i = 0; i < params->n; i++)
+        fprintf(out, "%s%s=%s", i ? " " : "", defs[i].name, params->v[i].s);
+    fprintf(out,
+            "): not in steady state: %s is %.6g over the first half of the measured window and "
+            "%.6g over the second (drift %.4g +- %.2g, |t| = %.3g > %.3g at %zu replications), "
+            "so its mean is biased: lengthen --warmup (docs/steady-state.md)\n",
+            headline ? headline : "the headline observable", c.first, c.second, c.drift,
+            c.stderr_, fabs(c.t), c.quantile, c.replications);
+    fflush(out);
+    return 1;
 }
 
 void storq_report_theory(FILE *out, const storq_params *params, const storq_theory *theory)

@@ -17,4 +17,10 @@ void storq_report_theory(FILE *out, const storq_params *params, const storq_theo
 
 void storq_report_params(FILE *out, const storq_params *params);
 
+/* The steady-state check (docs/steady-state.md): when the point failed it, one warning on out
+ * (stderr) naming the point, its headline observable (NULL: unnamed) and the numbers. Returns 1
+ * when it warned. */
+int storq_report_steady_state(FILE *out, size_t point_id, const storq_params *params,
+                              const char *headline, const storq_summary *sim);
+
 #endif
