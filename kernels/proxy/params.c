@@ -274,14 +274,15 @@ static int px_parse_fixed(px_ctx *x, px_policy *P, const char *arg, const char *
                               arg, (unsigned long long)P->n[i], (unsigned long long)c->k,
                               (unsigned long long)c->nmax, x->nclass > 1 ? " of class '" : "",
                               x->nclass > 1 ? c->name : "", x->nclass > 1 ? "'" : "");
-        if (i > 0 || cnt > 1 || x->nclass == 1) {
-            int w = snprintf(P->name + pos, sizeof P->name - pos, "%s%llu", i ? "_" : "",
-                             (unsigned long long)P->n[i]);
-            if (w < 0 || (size_t)w >= sizeof P->name - pos || pos + (size_t)w > 24)
-                return storq_fail(err, STORQ_ERR_USAGE,
-                                  "--code: 'fixed:%s' makes too long an observable name", arg);
-            pos += (size_t)w;
-        }
+    }
+    /* the observable prefix: fixed3 (one length for all classes), fixed3_5 (one per class) */
+    for (int i = 0; i < cnt; i++) {
+        int w = snprintf(P->name + pos, sizeof P->name - pos, "%s%llu", i ? "_" : "",
+                         (unsigned long long)v[i]);
+        if (w < 0 || pos + (size_t)w > 24)
+            return storq_fail(err, STORQ_ERR_USAGE,
+                              "--code: 'fixed:%s' makes too long an observable name", arg);
+        pos += (size_t)w;
     }
     return STORQ_OK;
 }
