@@ -39,8 +39,9 @@ static const storq_param_def px_params[] = {
      .doc = "code policies joined by '+', run coupled on common random numbers: fixed:N (or "
             "fixed:N1/N2/.. one per class), greedy, bafec (MBAFEC with several classes)"},
     {.name = "classes", .type = STORQ_PARAM_STRING, .def = "none", .unit = "",
-     .doc = "none (one class from --k, --nmax, --delay) or NAME:SHARE:K:NMAX:LAW joined by ';', "
-            "e.g. read:0.9:3:6:shexp:0.1,10;write:0.1:3:6:shexp:0.2,5 (shares sum to 1)"},
+     .doc = "none (one class from --k, --nmax, --delay) or NAME:SHARE:K:NMAX:LAW joined by '|' "
+            "(or ';', but not after a blank in a sweep file, where ' ;' starts a comment), e.g. "
+            "read:0.9:3:6:shexp:0.1,10|write:0.1:3:6:shexp:0.2,5 (shares sum to 1)"},
     {.name = "warmup", .type = STORQ_PARAM_INT, .def = "10000", .min = 0, .max = HUGE_VAL,
      .unit = "requests", .doc = "requests simulated before measuring"},
     {.name = "arrivals", .type = STORQ_PARAM_INT, .def = "100000", .min = 2, .max = HUGE_VAL,
@@ -165,7 +166,7 @@ static int px_int_field(const char *s, uint64_t *out)
 /* --classes: NAME:SHARE:K:NMAX:LAW joined by ';'. */
 static int px_parse_classes(px_ctx *x, const char *spec, storq_error *err)
 {
-    static const char *form = "NAME:SHARE:K:NMAX:LAW joined by ';' (NAME a letter then letters, "
+    static const char *form = "NAME:SHARE:K:NMAX:LAW joined by ';' or '|' (NAME a letter then letters, "
                               "digits or '_', at most 16; 0 < SHARE <= 1, the shares summing to "
                               "1; 1 <= K <= NMAX integers; LAW a delay law)";
     char buf[4096];
@@ -176,7 +177,7 @@ static int px_parse_classes(px_ctx *x, const char *spec, storq_error *err)
     double sum = 0.0;
     char *save = NULL;
     x->nclass = 0;
-    for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+    for (char *tok = strtok_r(buf, ";|", &save); tok; tok = strtok_r(NULL, ";|", &save)) {
         while (isspace((unsigned char)*tok))
             tok++;
         if (!*tok)
@@ -185,6 +186,8 @@ static int px_parse_classes(px_ctx *x, const char *spec, storq_error *err)
             return storq_fail(err, STORQ_ERR_USAGE, "--classes: more than %d classes",
                               PX_MAX_CLASSES);
         px_class *c = &x->cls[x->nclass];
+        char whole[256];
+        snprintf(whole, sizeof whole, "%s", tok);
         char *f[5];
         char *p = tok;
         int nf = 0;
@@ -199,7 +202,7 @@ static int px_parse_classes(px_ctx *x, const char *spec, storq_error *err)
         f[nf] = p;
         if (nf < 4 || !*p)
             return storq_fail(err, STORQ_ERR_USAGE, "--classes: '%s' is not a class; accepted: %s",
-                              tok, form);
+                              whole, form);
         size_t ln = strlen(f[0]);
         int okname = ln >= 1 && ln <= 16 && isalpha((unsigned char)f[0][0]);
         for (size_t i = 0; okname && i < ln; i++)
@@ -261,8 +264,8 @@ static int px_parse_fixed(px_ctx *x, px_policy *P, const char *arg, const char *
     }
     if (cnt != 1 && cnt != x->nclass)
         return storq_fail(err, STORQ_ERR_USAGE,
-                          "--code: 'fixed:%s' gives %d code lengths for %d classes; give one for "
-                          "all or one per class (N1/N2/...)", arg, cnt, x->nclass);
+                          "--code: 'fixed:%s' gives %d code lengths for %d class(es); give one "
+                          "for all or one per class (N1/N2/...)", arg, cnt, x->nclass);
     size_t pos = (size_t)snprintf(P->name, sizeof P->name, "fixed");
     for (int i = 0; i < x->nclass; i++) {
         const px_class *c = &x->cls[i];
@@ -362,9 +365,14 @@ static int px_check_stability(const px_ctx *x, const storq_params *p, storq_erro
 {
     for (int i = 0; i < x->nclass; i++)
         if (!isfinite(x->cls[i].tau)) {
-            storq_warn("proxy: the delay law of class '%s' has an infinite variance: no capacity "
-                       "estimate, the load is not checked and BAFEC uses n = nmax only while "
-                       "nothing waits", x->cls[i].name);
+            for (int q = 0; q < x->npol; q++)
+                if (x->pol[q].kind == PX_BAFEC)
+                    return storq_fail(err, STORQ_ERR_USAGE,
+                                      "--code: bafec needs the Delta + Exp fit of every class's "
+                                      "delay law (mean and standard deviation), but '%s' has an "
+                                      "infinite variance", x->cls[i].law.spec);
+            storq_warn("proxy: the delay law '%s' has an infinite variance: there is no capacity "
+                       "estimate, and the load is not checked", x->cls[i].law.spec);
             return STORQ_OK;
         }
     for (int q = 0; q < x->npol; q++) {
