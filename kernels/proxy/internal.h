@@ -26,7 +26,7 @@
 #define PX_MAX_POLICIES 32
 #define PX_MAX_N 4096            /* largest nmax: per-request arrays hold nmax numbers */
 #define PX_BACKLOG_BINS 1024     /* backlog histogram: 0 .. 1023, then overflow */
-#define PX_MAX_BACKLOG (1u << 26) /* requests present at once before a replication gives up */
+#define PX_MAX_BACKLOG (1u << 22) /* requests present at once before a replication gives up */
 
 enum { PX_FIXED, PX_GREEDY, PX_BAFEC };
 enum { PX_NONBLOCKING, PX_BLOCKING };
