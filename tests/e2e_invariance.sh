@@ -28,6 +28,11 @@ case $name in
           --groups 1,3,4,2 --assign "uniform lwl pod:2 lwl" --load work,jobs,work,work
           --correlation 0,0.5,0.3,0.7 --service "exp exp shexp:0.2 pareto:2.5" --lambda 3,8,12,4
           --warmup 1000 --arrivals 20000 -r 5 --seed 11 --quiet) ;;
+  # proxy: both admissions, one class and two (ROUTING draws the class), three policies coupled.
+  proxy)
+    args=(run proxy --admission blocking,nonblocking --code fixed:3+greedy+bafec --lambda 3
+          --classes "none,read:0.7:3:6:shexp:0.1,1.5|write:0.3:2:4:shexp:0.4,2" --warmup 1000
+          --arrivals 20000 -r 5 --seed 13 --quiet) ;;
   # A mixed sweep for the one work queue: six points of very uneven cost (n and the run length
   # grow together), more units than workers, each point's theory a unit of its own, points
   # finishing in an order that depends on the decomposition.

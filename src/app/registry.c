@@ -9,6 +9,7 @@ static const storq_model *const registry[] = {
     &storq_model_supermarket,
     &storq_model_cluster,
     &storq_model_forkjoin,
+    &storq_model_proxy,
 };
 
 const storq_model *const *storq_models(size_t *count)

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The proxy model's usage errors: exit status 2, one message naming the parameter and what is
+# accepted; and --allow-unstable turning the capacity refusal into a warning.
+# Every storq start pays for MPI's start-up (about 3 s here), so the cases run a few at a time,
+# each in its own directory; their verdicts are printed in order at the end.
+set -uo pipefail
+storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
+parallel=${STORQ_TEST_PARALLEL:-8}
+ncase=0
+
+# verdict ID TEXT: record the outcome of case ID.
+verdict() { printf '%s\n' "$2" > "$work/result.$1"; }
+
+# refused ID STATUS PATTERN ABSENT ARGS...: the run exits STATUS with one message that contains
+# PATTERN (and not ABSENT, unless empty), and leaves no out.h5 or out.h5.partial.
+refused() {
+  local id=$1 want=$2 pattern=$3 absent=$4; shift 4
+  mkdir "$work/case.$id" && cd "$work/case.$id" || { verdict "$id" "FAIL: no case directory"; return; }
+  local out status
+  out=$("$storq" "$@" -o out.h5 2>&1 >/dev/null); status=$?
+  if [ "$status" -ne "$want" ]; then
+    verdict "$id" "FAIL: storq $* exited $status, expected $want: $out"
+  elif ! grep -q -- "$pattern" <<<"$out"; then
+    verdict "$id" "FAIL: storq $*: message lacks '$pattern': $out"
+  elif [ -n "$absent" ] && grep -q -- "$absent" <<<"$out"; then
+    verdict "$id" "FAIL: storq $*: message should not contain '$absent': $out"
+  elif [ "$(grep -c . <<<"$out")" -gt 2 ]; then
+    verdict "$id" "FAIL: storq $*: more than one message: $out"
+  elif ls out.h5 out.h5.partial >/dev/null 2>&1; then
+    verdict "$id" "FAIL: storq $*: left a file behind"
+  else
+    verdict "$id" "ok: storq $* -> $status: $(head -n 1 <<<"$out")"
+  fi
+}
+
+# accepted ID PATTERN ARGS...: the run exits 0 and writes out.h5 (no .partial); its stderr
+# contains PATTERN, or, when PATTERN is empty, neither a warning nor an error.
+accepted() {
+  local id=$1 pattern=$2; shift 2
+  mkdir "$work/case.$id" && cd "$work/case.$id" || { verdict "$id" "FAIL: no case directory"; return; }
+  local out status
+  out=$("$storq" "$@" -o out.h5 --quiet 2>&1 >/dev/null); status=$?
+  if [ "$status" -ne 0 ]; then
+    verdict "$id" "FAIL: storq $* exited $status, expected 0: $out"
+  elif [ ! -f out.h5 ] || [ -f out.h5.partial ]; then
+    verdict "$id" "FAIL: storq $*: exit 0 but no out.h5 (or a .partial left)"
+  elif [ -n "$pattern" ] && ! grep -q -- "$pattern" <<<"$out"; then
+    verdict "$id" "FAIL: storq $*: stderr lacks '$pattern': $out"
+  elif [ -z "$pattern" ] && grep -qi "warning\|error" <<<"$out"; then
+    verdict "$id" "FAIL: storq $*: a valid run complained: $out"
+  else
+    verdict "$id" "ok: storq $* -> 0, wrote out.h5${pattern:+ with: $(head -n 1 <<<"$out")}"
+  fi
+  rm -f out.h5 out.h5.partial
+}
+
+# launch FUNCTION ARGS...: run FUNCTION ID ARGS... in the background, at most $parallel at a time.
+launch() {
+  local fn=$1; shift
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
+  ncase=$((ncase + 1))
+  "$fn" "$(printf '%03d' "$ncase")" "$@" &
+}
+# expect STATUS PATTERN [--not ABSENT] -- ARGS...
+expect() {
+  local want=$1 pattern=$2 absent=""; shift 2
+  if [ "$1" = "--not" ]; then absent=$2; shift 2; fi
+  shift
+  launch refused "$want" "$pattern" "$absent" "$@"
+}
+# expect_ok PATTERN -- ARGS...
+expect_ok() {
+  local pattern=$1; shift 2
+  launch accepted "$pattern" "$@"
+}
+
+px=(run proxy)
+small=(--warmup 100 --arrivals 1000 -r 2)
+two="read:0.9:3:6:shexp:0.1,10|write:0.1:3:6:shexp:0.2,5"
+
+# k > nmax, one class and in a class
+expect 2 "\-\-k: 7 exceeds \-\-nmax 6; a request needs k of its n tasks, so k <= n <= nmax" -- "${px[@]}" --k 7 "${small[@]}"
+expect 2 "\-\-k: 4 exceeds \-\-nmax 3 (class 'a' of \-\-classes)" -- "${px[@]}" --classes "a:0.5:4:3:exp:1|b:0.5:3:6:exp:1" "${small[@]}"
+# nmax > L with blocking (non-blocking takes it)
+expect 2 "\-\-nmax: 6 exceeds \-\-L 4; with \-\-admission blocking a request waits for n idle threads, so nmax <= L" -- "${px[@]}" --admission blocking --L 4 --lambda 0.5 "${small[@]}"
+expect_ok "" -- "${px[@]}" --admission nonblocking --L 4 --lambda 0.5 --code fixed:6+greedy+bafec "${small[@]}"
+# shares
+expect 2 "\-\-classes: the shares sum to 0.9, not 1" -- "${px[@]}" --classes "read:0.5:3:6:exp:1|write:0.4:3:6:exp:1" "${small[@]}"
+expect 2 "\-\-classes: class 'read': share '1.5' is not a number in (0, 1\]" -- "${px[@]}" --classes "read:1.5:3:6:exp:1" "${small[@]}"
+# malformed class specs
+expect 2 "\-\-classes: 'read:0.5:3' is not a class; accepted: NAME:SHARE:K:NMAX:LAW" -- "${px[@]}" --classes "read:0.5:3" "${small[@]}"
+expect 2 "\-\-classes: '1read' is not a class name" -- "${px[@]}" --classes "1read:1:3:6:exp:1" "${small[@]}"
+expect 2 "\-\-classes: class 'a' is given twice" -- "${px[@]}" --classes "a:0.5:3:6:exp:1|a:0.5:3:6:exp:1" "${small[@]}"
+expect 2 "\-\-classes: class 'a': K 'x' and NMAX '6' must be integers" -- "${px[@]}" --classes "a:1:x:6:exp:1" "${small[@]}"
+expect 2 "\-\-classes (class 'a'): 'gamma:1': unknown distribution" -- "${px[@]}" --classes "a:1:3:6:gamma:1" "${small[@]}"
+expect 2 "\-\-k: has no effect with \-\-classes" -- "${px[@]}" --k 4 --classes "$two" "${small[@]}"
+# the capacity estimate, per policy of the list
+expect 2 "\-\-lambda: 6 is at or beyond the capacity estimate 5.33333 of \-\-code bafec (non-blocking admission, L = 16" -- "${px[@]}" --lambda 6 "${small[@]}"
+expect 2 "\-\-lambda: 4.5 is at or beyond the capacity estimate 4.44444 of \-\-code fixed:6" -- "${px[@]}" --lambda 4.5 --code fixed:3+fixed:6 "${small[@]}"
+expect 2 "\-\-lambda: 5.1 is at or beyond the capacity estimate 5 of \-\-code fixed:3 (blocking admission" -- "${px[@]}" --lambda 5.1 --admission blocking --code fixed:3 "${small[@]}"
+expect_ok "warning: proxy: \-\-lambda 6 is at or beyond the capacity estimate 5.33333 of \-\-code bafec" -- "${px[@]}" --lambda 6 --allow-unstable "${small[@]}"
+# policies and admission
+expect 2 "\-\-code: 'mds' in 'fixed:3+mds' is not a code policy; accepted: distinct policies fixed:N" -- "${px[@]}" --code fixed:3+mds "${small[@]}"
+expect 2 "\-\-code: 'greedy' is listed twice" -- "${px[@]}" --code greedy+greedy "${small[@]}"
+expect 2 "\-\-code: 'fixed:7': n = 7 is outside k .. nmax = 3 .. 6" -- "${px[@]}" --code fixed:7 "${small[@]}"
+expect 2 "\-\-code: 'fixed:2': n = 2 is outside k .. nmax = 3 .. 6" -- "${px[@]}" --code fixed:2 "${small[@]}"
+expect 2 "\-\-code: 'fixed:3/4/5' gives 3 code lengths for 2 class(es)" -- "${px[@]}" --classes "$two" --code fixed:3/4/5 "${small[@]}"
+expect 2 "\-\-code: bafec needs the Delta + Exp fit" -- "${px[@]}" --delay pareto:1.5,1 "${small[@]}"
+expect 2 "\-\-admission: 'half' is not accepted; choose one of: blocking,nonblocking" -- "${px[@]}" --admission half "${small[@]}"
+# delay laws and traces
+: > "$work/empty.txt"
+printf 'abc\n' > "$work/words.txt"
+printf '1\n-2\n' > "$work/negative.txt"
+mkdir -p "$work/adir"
+expect 2 "\-\-delay: 'exp:-1'" -- "${px[@]}" --delay exp:-1 "${small[@]}"
+expect 2 "\-\-delay: 'trace:$work/missing.txt': cannot read trace file" -- "${px[@]}" --delay "trace:$work/missing.txt" "${small[@]}"
+expect 2 "\-\-delay: 'trace:$work/empty.txt': trace file '$work/empty.txt' holds no numbers" -- "${px[@]}" --delay "trace:$work/empty.txt" "${small[@]}"
+expect 2 "\-\-delay: 'trace:$work/words.txt': trace file '$work/words.txt' line 1: 'abc' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/words.txt" "${small[@]}"
+expect 2 "\-\-delay: 'trace:$work/negative.txt': trace file '$work/negative.txt' line 2: '-2' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/negative.txt" "${small[@]}"
+expect 2 "\-\-delay: 'trace:$work/adir'" -- "${px[@]}" --delay "trace:$work/adir" "${small[@]}"
+# ranges
+expect 2 "\-\-L: 0 is out of range" -- "${px[@]}" --L 0 "${small[@]}"
+expect 2 "\-\-lambda: 0 is out of range; expected a number > 0" -- "${px[@]}" --lambda 0 "${small[@]}"
+
+# The same from a sweep file; classes with '|' (and ';' without a blank before it).
+sweep() { # FILE LINES
+  printf '[run]\nmodel = proxy\nreplications = 2\nseed = 1\n\n[proxy]\nwarmup = 100\narrivals = 1000\n%s\n' "$2" > "$work/$1"
+}
+sweep shares.ini "classes = read:0.5:3:6:exp:1|write:0.4:3:6:exp:1"
+sweep lambda.ini "lambda = 3, 6"
+sweep code.ini "code = fixed:3+mds"
+sweep two.ini "$(printf 'classes = read:0.9:3:6:shexp:0.1,10;write:0.1:3:6:shexp:0.2,5\ncode = fixed:3/4+greedy+bafec')"
+expect 2 "\-\-classes: the shares sum to 0.9, not 1" -- run "$work/shares.ini"
+expect 2 "\-\-lambda: 6 is at or beyond the capacity estimate" -- run "$work/lambda.ini"
+expect 2 "\-\-code: 'mds' in 'fixed:3+mds' is not a code policy" -- run "$work/code.ini"
+expect_ok "" -- run "$work/two.ini"
+wait
+failures=0
+for f in "$work"/result.*; do
+  cat "$f"
+  grep -q "^FAIL" "$f" && failures=$((failures + 1))
+done
+[ "$(ls "$work"/result.* | wc -l)" -eq "$ncase" ] || { echo "FAIL: only $(ls "$work"/result.* | wc -l) of $ncase cases reported"; failures=$((failures + 1)); }
+echo "$ncase case(s), $failures failure(s)"
+[ $failures -eq 0 ]
