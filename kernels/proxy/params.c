@@ -591,4 +591,5 @@ const storq_model storq_model_proxy = {
     .compare = storq_px_compare,
     .cost = px_cost,
     .headline = px_headline,
+    .class_fields = "share:k:nmax:delay",
 };

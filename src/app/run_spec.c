@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "args.h"
+#include "classes.h"
 #include "number.h"
 #include "registry.h"
 #include "sweep_file.h"
@@ -589,6 +590,35 @@ static int apply_run_entry(storq_run_spec *spec, const storq_sweep_entry *e, con
                       "allow_unstable", where);
 }
 
+/* [class.NAME] sections: together they are the model's `classes`, given one class at a time. */
+static int apply_class_sections(const storq_sweep_file *f, storq_run_spec *spec, storq_error *err)
+{
+    char *classes;
+    int line;
+    STORQ_TRY(storq_classes_from_sections(spec->model, f, &classes, &line, err));
+    if (!classes)
+        return STORQ_OK;
+    const storq_sweep_entry *listed = storq_sweep_file_find(f, spec->model->name, "classes");
+    int rc = STORQ_OK;
+    if (listed) {
+        rc = storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [%s] classes: the classes are also given as "
+                        "[class.NAME] sections (line %d); give them one way", f->path,
+                        listed->line, spec->model->name, line);
+    } else {
+        char where[1024];
+        snprintf(where, sizeof where, "%s:%d: [class.*]", f->path, line);
+        if (set_assignment(spec, "classes", classes, "--", err)) {
+            rc = locate(err, "classes", where);
+        } else {
+            size_t idx;
+            storq_param_find(spec->model->params, "classes", &idx);
+            spec->assign[idx].line = line;
+        }
+    }
+    free(classes);
+    return rc;
+}
+
 /* The model first (from [run]), then every section and key in file order. */
 static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec, storq_error *err)
 {
@@ -606,10 +636,12 @@ static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec, sto
                           "`storq models`)", f->path, m->line, m->value);
     for (size_t i = 0; i < f->nsections; i++) {
         const char *name = f->sections[i].name;
-        if (strcmp(name, "run") && strcmp(name, spec->model->name))
+        if (strcmp(name, "run") && strcmp(name, spec->model->name) &&
+            !(storq_is_class_section(name) && spec->model->class_fields))
             return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [%.60s]: unknown section; accepted: "
-                              "[run], [%s] (the model's parameters)", f->path,
-                              f->sections[i].line, name, spec->model->name);
+                              "[run], [%s] (the model's parameters)%s", f->path,
+                              f->sections[i].line, name, spec->model->name,
+                              spec->model->class_fields ? ", [class.NAME] (a request class)" : "");
     }
     STORQ_TRY(init_assignments(spec, err));
     for (size_t i = 0; i < f->nentries; i++) {
@@ -619,13 +651,15 @@ static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec, sto
             STORQ_TRY(apply_run_entry(spec, e, where, err));
             continue;
         }
+        if (storq_is_class_section(e->section))
+            continue; /* below, all classes at once */
         if (set_assignment(spec, e->key, e->value, "--", err))
             return locate(err, e->key, where);
         size_t idx;
         storq_param_find(spec->model->params, e->key, &idx);
         spec->assign[idx].line = e->line;
     }
-    return STORQ_OK;
+    return apply_class_sections(f, spec, err);
 }
 
 static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error *err)
@@ -728,9 +762,17 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     }
     if (!rc && !spec->help)
         rc = apply_run_options(spec, &a, err);
-    /* Model parameters on the command line override the sweep file's. */
+    /* Model parameters on the command line override the sweep file's; --class values are one
+     * parameter, `classes`, together. */
     for (size_t i = 0; !rc && !spec->help && i < a.nparams; i++)
-        rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", err);
+        if (strcmp(a.params[i].name, "class") || !spec->model->class_fields)
+            rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", err);
+    char *classes = NULL;
+    if (!rc && !spec->help)
+        rc = storq_classes_from_flags(spec->model, &a, &classes, err);
+    if (!rc && classes)
+        rc = set_assignment(spec, "classes", classes, "--", err);
+    free(classes);
     if (!rc && !spec->help)
         rc = check_precision(spec, err);
     if (!rc && !spec->help)
