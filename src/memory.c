@@ -1,5 +1,9 @@
 #include "memory.h"
 
+#include <string.h>
+
+#include "number.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -26,20 +30,24 @@ size_t storq_memory_limit(void)
 
 int storq_memory_parse_size(const char *text, size_t *bytes)
 {
-    if (!text || !*text || !(text[0] >= '0' && text[0] <= '9'))
+    /* a number of the one grammar (src/number.h), then at most a suffix letter */
+    char number[64];
+    size_t len = text ? strlen(text) : 0;
+    if (len == 0 || len >= sizeof number)
         return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
+    memcpy(number, text, len + 1);
     double scale = 1;
-    switch (*end) {
-    case 'K': case 'k': scale = 1024.0; end++; break;
-    case 'M': case 'm': scale = 1024.0 * 1024; end++; break;
-    case 'G': case 'g': scale = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    switch (number[len - 1]) {
+    case 'K': case 'k': scale = 1024.0; break;
+    case 'M': case 'm': scale = 1024.0 * 1024; break;
+    case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
+    case 'T': case 't': scale = 1024.0 * 1024 * 1024 * 1024; break;
     default: break;
     }
-    if (errno || *end || !isfinite(v) || !(v * scale >= 1))
+    if (scale > 1)
+        number[len - 1] = '\0';
+    double v;
+    if (storq_number_real(number, &v) || !(v * scale >= 1))
         return -1;
     double b = v * scale;
     *bytes = b >= (double)SIZE_MAX ? SIZE_MAX : (size_t)b;

@@ -85,5 +85,16 @@ echo "not hdf5" > plain.txt
 out=$("$storq" info plain.txt 2>&1); status=$?
 if [ $status -eq 2 ]; then echo "ok: info on a non-HDF5 file -> 2: $out"; else echo "FAIL: info plain.txt -> $status: $out"; failures=$((failures + 1)); fi
 
+# Numbers inside a parameter's own forms and in the environment follow the one grammar too
+# (docs/sweep-files.md#numbers): no hex, nothing after the number.
+expect 2 "\-\-assign: 'pod:0x2'" -- run forkjoin --n 4 --k 2 --groups 4 --assign pod:0x2 -r 2
+expect 2 "\-\-coding: 'plus:0x1': A must be a whole number" -- run cluster --m 10 --lambda 2 --coding plus:0x1 -r 2
+expect 2 "\-\-coding: 'rate:0x1p-1': R must be a positive number" -- run cluster --m 10 --lambda 2 --coding rate:0x1p-1 -r 2
+expect 2 "\-\-start: 'fill:0x2' is not a valid fill spec" -- run supermarket --mode transient --start fill:0x2 -r 2
+expect 2 "\-\-start: 'u:0.5,0x0' is not a valid occupancy" -- run supermarket --mode transient --start u:0.5,0x0 -r 2
+STORQ_CHECKPOINT_INTERVAL=abc expect 2 "STORQ_CHECKPOINT_INTERVAL: 'abc' is not a number of seconds" -- run supermarket "${ok[@]}"
+STORQ_PROGRESS_INTERVAL=-1 expect 2 "STORQ_PROGRESS_INTERVAL: '-1' is not a number of seconds" -- run supermarket "${ok[@]}"
+STORQ_MEMORY_LIMIT=0x10G expect 2 "STORQ_MEMORY_LIMIT: '0x10G' is not a size" -- run supermarket "${ok[@]}"
+
 echo "$failures failure(s)"
 [ $failures -eq 0 ]

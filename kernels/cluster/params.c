@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "distribution.h"
 #include "internal.h"
 #include "memory.h"
@@ -274,9 +275,8 @@ static int cl_parse_redundancy(cl_ctx *c, const char *spec, int rate, const char
                                storq_error *err)
 {
     const char *num = spec + (rate ? 5 : 6);
-    char *end;
-    double v = strtod(num, &end);
-    if (end == num || *end || !isfinite(v) || !(v > 0))
+    double v;
+    if (storq_number_real(num, &v) || !(v > 0))
         return storq_fail(err, STORQ_ERR_USAGE,
                           "--coding: '%s': %s must be a positive number; accepted: %s", spec,
                           rate ? "R" : "F", acc);
@@ -309,11 +309,14 @@ static int cl_parse_coding(cl_ctx *c, const char *spec, storq_error *err)
     if (strncmp(spec, "plus:", 5) != 0)
         return storq_fail(err, STORQ_ERR_USAGE,
                           "--coding: '%s' is not a coding rule; accepted: %s", spec, acc);
-    char *end;
-    long long a = strtoll(spec + 5, &end, 10);
-    if (end == spec + 5 || *end)
+    int negative;
+    uint64_t magnitude;
+    if (storq_number_integer(spec + 5, &negative, &magnitude))
         return storq_fail(err, STORQ_ERR_USAGE,
                           "--coding: '%s': A must be a whole number; accepted: %s", spec, acc);
+    /* beyond 2^40 either way is refused below; clamping keeps the sign and the message */
+    long long a = magnitude > (1ull << 41) ? (1LL << 41) : (long long)magnitude;
+    a = negative ? -a : a;
     if (a < 0)
         return storq_fail(err, STORQ_ERR_USAGE,
                           "--coding: '%s' gives alpha_k = k - %lld < k code blocks (a file of "

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
 #include "internal.h"
 
 static const storq_param_def fj_params[] = {
@@ -106,13 +107,13 @@ static int fj_parse_assign(fj_ctx *c, const char *spec, storq_error *err)
         return STORQ_OK;
     }
     if (strncmp(spec, "pod:", 4) == 0) {
-        char *end;
-        double d = strtod(spec + 4, &end);
+        int negative;
+        uint64_t d;
         /* with one group there is nothing to choose: any D is accepted (sweeps over groups) */
-        if (end != spec + 4 && !*end && d == floor(d) && d >= 1 &&
-            (d <= (double)c->g || c->g == 1)) {
+        if (!storq_number_integer(spec + 4, &negative, &d) && !negative && d >= 1 &&
+            (d <= c->g || c->g == 1)) {
             c->assign = FJ_ASSIGN_POD;
-            c->pod_d = c->g == 1 ? 1 : (uint64_t)d;
+            c->pod_d = c->g == 1 ? 1 : d;
             return STORQ_OK;
         }
         return storq_fail(err, STORQ_ERR_USAGE,

@@ -1,5 +1,6 @@
 /* Parts of the `supermarket` kernel shared by its two engines: the occupancy accumulator, the
  * k-shortest selection and the start specs. */
+#include "number.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -234,10 +235,9 @@ int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t 
     }
     if (strncmp(spec, "fill:", 5) == 0) {
         const char *s = spec + 5;
-        char *end;
-        errno = 0;
-        long long J = strtoll(s, &end, 10);
-        if (end == s || *end != '\0' || errno || J < 0 || J > SMK_START_MAX_DEPTH)
+        int negative;
+        uint64_t J;
+        if (storq_number_integer(s, &negative, &J) || (negative && J) || J > SMK_START_MAX_DEPTH)
             return storq_fail(err, STORQ_ERR_USAGE,
                               "--start: '%s' is not a valid fill spec; use fill:J with J an "
                               "integer in [0, %d] (every queue holds J tasks)",
@@ -245,7 +245,7 @@ int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t 
         uint64_t *N = malloc(sizeof *N * ((size_t)J + 1));
         if (!N)
             return STORQ_RUNTIME_FAIL(err, "out of memory");
-        for (long long i = 0; i <= J; i++)
+        for (uint64_t i = 0; i <= J; i++)
             N[i] = n;
         *Nout = N;
         *depth = (size_t)J;
@@ -260,11 +260,17 @@ int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t 
         N[0] = n;
         double prev = 1.0;
         for (;;) {
-            char *end;
-            errno = 0;
-            double U = strtod(s, &end);
-            if (end == s || errno || !(U >= 0.0 && U <= 1.0) || U > prev ||
-                (*end != ',' && *end != '\0') || m + 1 >= SMK_START_MAX_DEPTH) {
+            /* one value up to the next comma, in the number grammar */
+            const char *end = s + strcspn(s, ",");
+            char one[64];
+            double U = -1;
+            if ((size_t)(end - s) < sizeof one) {
+                memcpy(one, s, (size_t)(end - s));
+                one[end - s] = '\0';
+                if (storq_number_real(one, &U))
+                    U = -1;
+            }
+            if (!(U >= 0.0 && U <= 1.0) || U > prev || m + 1 >= SMK_START_MAX_DEPTH) {
                 free(N);
                 return storq_fail(err, STORQ_ERR_USAGE,
                                   "--start: '%s' is not a valid occupancy; use u:U1,U2,... with "

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "env_settings.h"
 #include "interrupt.h"
 #include "reduce.h"
 #include "run_state.h"
@@ -358,8 +359,7 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     run_state st;
     memset(&st, 0, sizeof st);
     st.spec = spec;
-    const char *every = getenv("STORQ_CHECKPOINT_INTERVAL");
-    st.checkpoint_every = every && atof(every) >= 0 ? atof(every) : 5.0;
+    st.checkpoint_every = storq_env_seconds("STORQ_CHECKPOINT_INTERVAL", 5.0);
     st.last_checkpoint = storq_now();
     st.max_reps = spec->precision ? spec->max_replications : spec->replications;
     MPI_Comm_dup(comm, &st.comm);

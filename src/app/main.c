@@ -9,6 +9,7 @@
 #include "h5_info.h"
 #include "h5_merge.h"
 #include "interrupt.h"
+#include "env_settings.h"
 #include "memory_budget.h"
 #include "mpi_session.h"
 #include "registry.h"
@@ -208,6 +209,8 @@ static int cmd_run(int argc, char **argv)
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");
         omp_set_num_threads(1);
     }
+    if (!rc)
+        rc = storq_env_check(&err);
     if (!rc)
         rc = storq_memory_budget_setup(MPI_COMM_WORLD, spec.memory_limit, &err);
     if (!rc)

@@ -5,6 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env_settings.h"
+
 double storq_now(void)
 {
     struct timespec ts;
@@ -18,8 +20,7 @@ void storq_progress_start(storq_progress *p, int enabled, size_t points_total, d
     p->tty = isatty(2);
     p->start = p->last = storq_now();
     /* A live line refreshes often; a log file gets a line every 30 s unless told otherwise. */
-    const char *env = getenv("STORQ_PROGRESS_INTERVAL");
-    p->interval = env ? atof(env) : (p->tty ? 0.5 : 30.0);
+    p->interval = storq_env_seconds("STORQ_PROGRESS_INTERVAL", p->tty ? 0.5 : 30.0);
     p->quiet_for = 3.0;
     p->points_total = points_total;
     p->points_done = 0;
