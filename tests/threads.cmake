@@ -8,3 +8,7 @@ add_test(NAME e2e_threads_errors
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_threads_errors.sh $<TARGET_FILE:storq>)
 set_tests_properties(e2e_threads_errors PROPERTIES TIMEOUT 120 LABELS "threads;e2e"
   ENVIRONMENT "${STORQ_MPI_ENV}")
+
+storq_unit_test(test_threads_stats test_threads_stats.c)
+target_include_directories(test_threads_stats PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
+set_tests_properties(test_threads_stats PROPERTIES TIMEOUT 80 LABELS "threads;statistical")
