@@ -74,8 +74,6 @@ expect_ok() {
   launch accepted "$pattern" "$@"
 }
 
-px=(run proxy)
-
 th=(run threads)
 small=(--requests 300 -r 2)
 
