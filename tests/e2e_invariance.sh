@@ -33,6 +33,12 @@ case $name in
     args=(run proxy --admission blocking,nonblocking --code fixed:3+greedy+bafec --lambda 3
           --classes "none,read:0.7:3:6:shexp:0.1,1.5|write:0.3:2:4:shexp:0.4,2" --warmup 1000
           --arrivals 20000 -r 5 --seed 13 --quiet) ;;
+  # threads: finite and steady modes, exp and shexp downloads, every policy family coupled
+  # (preemptive and not), two classes (ROUTING draws the class).
+  threads)
+    args=(run threads --zip mode,download,rho --mode finite,steady --download exp:50,shexp:0.01,100
+          --rho 0.8,0.6 --policy "serpt-r+sedpt-r+sedpt-nr+sedpt-wcr+fcfs-wcr:off+fcfs-r:on"
+          --requests 2000 --warmup 1000 --arrivals 10000 -r 5 --seed 19 --quiet) ;;
   # A mixed sweep for the one work queue: six points of very uneven cost (n and the run length
   # grow together), more units than workers, each point's theory a unit of its own, points
   # finishing in an order that depends on the decomposition.

@@ -10,6 +10,7 @@ static const storq_model *const registry[] = {
     &storq_model_cluster,
     &storq_model_forkjoin,
     &storq_model_proxy,
+    &storq_model_threads,
 };
 
 const storq_model *const *storq_models(size_t *count)
