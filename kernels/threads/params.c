@@ -497,4 +497,5 @@ const storq_model storq_model_threads = {
     .compare = storq_th_compare,
     .cost = th_cost,
     .headline = th_headline,
+    .class_fields = "share:n:k",
 };
