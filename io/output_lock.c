@@ -24,13 +24,14 @@ typedef struct holder {
     unsigned long long start;
 } holder;
 
-/* When a process started, in clock ticks since boot (Linux /proc/PID/stat, field 22): with the
- * pid it names one process, so a pid reused by another process is not taken for the holder.
- * 0 when unknown. */
-static unsigned long long process_start(long pid)
+/* A process's state letter and when it started, in clock ticks since boot (Linux /proc/PID/stat,
+ * fields 3 and 22): with the pid, the start names one process, so a pid reused by another process
+ * is not taken for the holder; a zombie (Z, X) has ended. 0 when unknown. */
+static unsigned long long process_start(long pid, char *state)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    *state = '?';
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -38,6 +39,8 @@ static unsigned long long process_start(long pid)
     fclose(f);
     buf[n] = '\0';
     char *p = strrchr(buf, ')'); /* the command name may hold blanks and parentheses */
+    if (p && p[1] == ' ')
+        *state = p[2];
     unsigned long long start = 0;
     for (int field = 2; p && field < 22; field++)
         p = strchr(p + 1, ' ');
@@ -67,12 +70,13 @@ static char *lock_content(void)
     struct tm tm;
     strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%S%z", localtime_r(&now, &tm));
     long pid = (long)getpid();
+    char state;
     char *text = malloc(1024);
     if (text)
         snprintf(text, 1024,
                  "storq output lock\nhost=%s\npid=%ld\nstart=%llu\nslurm_job=%s\n"
                  "slurm_restart=%s\nsince=%s\n",
-                 host, pid, process_start(pid), env_or("SLURM_JOB_ID", ""),
+                 host, pid, process_start(pid, &state), env_or("SLURM_JOB_ID", ""),
                  env_or("SLURM_RESTART_COUNT", "0"), since);
     return text;
 }
@@ -141,14 +145,20 @@ static enum verdict judge(const holder *h, const char **why)
         }
         return FOREIGN;
     }
-    if (kill((pid_t)h->pid, 0) != 0 && errno == ESRCH) {
-        *why = "its process has ended";
-        return STALE;
-    }
-    unsigned long long start = h->start ? process_start(h->pid) : 0;
-    if (start && start != h->start) {
-        *why = "its process has ended; another has its pid now";
-        return STALE;
+    /* A process killed a moment ago (kill -9, then --resume) may take a little while to go. */
+    for (int wait = 0; wait < 20; wait++) {
+        char state;
+        unsigned long long start = process_start(h->pid, &state);
+        if ((kill((pid_t)h->pid, 0) != 0 && errno == ESRCH) || state == 'Z' || state == 'X') {
+            *why = "its process has ended";
+            return STALE;
+        }
+        if (h->start && start && start != h->start) {
+            *why = "its process has ended; another has its pid now";
+            return STALE;
+        }
+        const struct timespec nap = {0, 25000000};
+        nanosleep(&nap, NULL);
     }
     return HELD;
 }
