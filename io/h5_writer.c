@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "h5_merge.h"
 #include "h5_run.h"
 #include "h5_util.h"
 #include "output_lock.h"
@@ -689,6 +690,63 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     return rc;
 }
 
+static int open_partial(storq_h5_file *f, storq_error *err)
+{
+    f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f->file < 0)
+        return storq_h5u_fail_file(err, f->partial_path, "--resume: cannot open it as HDF5 "
+                                   "(damaged?); --force starts over");
+    return STORQ_OK;
+}
+
+/* A write cut short inside HDF5 (a full disk where no room could be reserved ahead) can leave an
+ * unfinished point group that HDF5 cannot delete ("not valid object type"). Then the complete
+ * points go to a new partial file, as `storq merge` of this one file copies them (root, /run
+ * config, index, every complete point group; not the checkpoints of unfinished points nor the
+ * record of earlier sessions' units: those replications run again, to the same values), and the
+ * resume goes on from it. The damaged file is kept until the copy is in place. */
+static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
+                   unsigned char *done, storq_error *err)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    memset(err, 0, sizeof *err);
+    close_file(f->file);
+    f->file = -1;
+    size_t len = strlen(f->partial_path) + sizeof ".damaged";
+    char *damaged = malloc(len);
+    if (!damaged)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory");
+    snprintf(damaged, len, "%s.damaged", f->partial_path);
+    if (rename(f->partial_path, damaged) != 0) {
+        int rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: %s is damaged (%s) and cannot be "
+                            "renamed to repair it: %s", f->partial_path, why, strerror(errno));
+        free(damaged);
+        return rc;
+    }
+    fprintf(stderr, "storq: --resume: %s was left damaged by a write cut short (%s); its complete "
+            "points go to a new %s\n", f->partial_path, why, f->partial_path);
+    storq_error merge_err = {0};
+    char *inputs[1] = {damaged};
+    int merged = storq_h5_merge(f->final_path, inputs, 1, meta->command_line, stderr, &merge_err);
+    if (merged == STORQ_OK) /* every point was complete: back to the partial, to finish as usual */
+        rename(f->final_path, f->partial_path);
+    int rc = STORQ_OK;
+    if (access(f->partial_path, F_OK) != 0) {
+        rename(damaged, f->partial_path);
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: %s is damaged beyond repair (%s; "
+                        "copying its complete points: %s); --force starts over", f->partial_path,
+                        why, merge_err.msg);
+    } else {
+        unlink(damaged);
+        rc = open_partial(f, err);
+        if (!rc)
+            rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
+    }
+    free(damaged);
+    return rc;
+}
+
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
                     size_t npoints, unsigned char *done, storq_h5_file **out, storq_error *err)
 {
@@ -705,17 +763,23 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     else if (!rc && access(f->partial_path, R_OK | W_OK) != 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: cannot open %s for writing: %s",
                         f->partial_path, strerror(errno));
+    if (!rc)
+        rc = open_partial(f, err);
     if (!rc) {
-        f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
-        if (f->file < 0)
-            rc = storq_h5u_fail_file(err, f->partial_path,
-                                     "cannot open it as HDF5 (damaged?); run without --resume "
-                                     "to start over");
-    }
-    if (!rc)
         rc = check_same_run(f->file, f->partial_path, meta, model, npoints, err);
-    if (!rc)
+        if (rc == STORQ_ERR_RUNTIME) { /* not another run's file: a damaged one */
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            memset(err, 0, sizeof *err);
+            rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: %s cannot be resumed (%s); "
+                            "--force starts over", f->partial_path, why);
+        }
+    }
+    if (!rc) {
         rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
+        if (rc == STORQ_ERR_RUNTIME)
+            rc = salvage(f, meta, npoints, done, err);
+    }
     for (size_t p = 0; !rc && p < npoints; p++)
         done[p] = done[p] == 1;
     if (!rc && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)

@@ -59,13 +59,19 @@ if [ "$mode" = shim ]; then
     resume "out$bytes.h5"
   done
   # Where space cannot be reserved ahead (no fallocate: NFS, say) the write fails inside HDF5:
-  # still exit 1 with the system's message, no crash at exit, the lock released.
-  msg=$(LD_PRELOAD="$shim" STORQ_TEST_DISK_BYTES=900000 STORQ_TEST_DISK_NO_FALLOCATE=1 \
-        "$storq" run sweep.ini -o nofalloc.h5 --quiet 2>&1); status=$?
-  [ "$status" -eq 1 ] && grep -qF "No space left on device" <<<"$msg" || fail "no fallocate: exit $status: $msg"
-  ! grep -qiE "segmentation|signal|backtrace" <<<"$msg" || fail "no fallocate: a crash: $msg"
-  [ ! -e nofalloc.h5.lock ] || fail "no fallocate: the lock stayed"
-  echo "ok: a write failing inside HDF5 -> $status: $(grep error <<<"$msg")"
+  # still exit 1 with the system's message, no crash at exit (HDF5 1.10 crashed in MPI_Finalize),
+  # the lock released; HDF5 cannot delete the point group the write left, so --resume copies the
+  # complete points into a new partial file and completes that.
+  for bytes in 500000 900000; do
+    msg=$(LD_PRELOAD="$shim" STORQ_TEST_DISK_BYTES=$bytes STORQ_TEST_DISK_NO_FALLOCATE=1 \
+          "$storq" run sweep.ini -o nofalloc$bytes.h5 --quiet 2>&1); status=$?
+    [ "$status" -eq 1 ] && grep -qF "No space left on device" <<<"$msg" || fail "no fallocate: exit $status: $msg"
+    ! grep -qiE "segmentation|signal|backtrace" <<<"$msg" || fail "no fallocate: a crash: $msg"
+    [ ! -e nofalloc$bytes.h5.lock ] || fail "no fallocate: the lock stayed"
+    echo "ok: a write failing inside HDF5 -> $status: $(grep error <<<"$msg")"
+    resume nofalloc$bytes.h5
+    [ ! -e nofalloc$bytes.h5.partial.damaged ] || fail "the damaged copy stayed"
+  done
 elif [ "$mode" = tmpfs ]; then
   [ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
   mkdir disk

@@ -16,13 +16,18 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 same() { "$python" "$here/compare_h5.py" "$1" "$2" >/dev/null || fail "$2 differs from $1"; }
 host=$(hostname)
-args=(supermarket --n 100 --L 2 --lambda 0.9 --warmup 1000 --arrivals 2000000 -r 3 --seed 3 --quiet)
+args=(supermarket --n 100 --L 2 --lambda 0.9 --warmup 1000 --arrivals 4000000 -r 3 --seed 3 --quiet)
 "$storq" run "${args[@]}" -o clean.h5 || fail "the clean run exited $?"
 
-# Start a run and hold it still (SIGSTOP) once its lock and partial file exist.
+# Start a run and hold it still (SIGSTOP) once its lock and partial file exist and the file's
+# header is written (a few KB; killed before that, a partial cannot be resumed).
 start_held() { # OUT
   "$storq" run "${args[@]}" -o "$1" & pid=$!
-  for _ in $(seq 1 400); do [ -s "$1.lock" ] && [ -f "$1.partial" ] && break; sleep 0.02; done
+  for _ in $(seq 1 400); do
+    [ -s "$1.lock" ] && [ "$(stat -c %s "$1.partial" 2>/dev/null || echo 0)" -gt 4096 ] && break
+    sleep 0.01
+  done
+  sleep 0.05
   kill -STOP "$pid"
   [ -s "$1.lock" ] && [ -f "$1.partial" ] || fail "no $1.lock and $1.partial while the run writes"
 }
