@@ -58,6 +58,15 @@ if [ "$mode" = shim ]; then
     [ -f "out$bytes.h5.partial" ] || fail "no out$bytes.h5.partial to resume"
     resume "out$bytes.h5"
   done
+  # Two ranks: rank 0 writes and fails; what the other rank still sends is taken in (not written),
+  # so it can finish sending and every rank ends (they used to wait for each other for ever).
+  msg=$(timeout 60 mpirun -np 2 -x LD_PRELOAD="$shim" -x STORQ_TEST_DISK_BYTES=700000 \
+        "$storq" run sweep.ini -o mpi.h5 --quiet 2>&1); status=$?
+  [ "$status" -eq 1 ] && grep -qF "No space left on device writing mpi.h5.partial" <<<"$msg" ||
+    fail "2 ranks, disk full: exit $status (124: hung): $msg"
+  [ -f mpi.h5.partial ] && [ ! -e mpi.h5.lock ] || fail "2 ranks, disk full: left $(ls mpi.h5*)"
+  resume mpi.h5
+  echo "ok: 2 ranks, disk full -> $status"
   # Where space cannot be reserved ahead (no fallocate: NFS, say) the write fails inside HDF5:
   # still exit 1 with the system's message, no crash at exit (HDF5 1.10 crashed in MPI_Finalize),
   # the lock released; HDF5 cannot delete the point group the write left, so --resume copies the

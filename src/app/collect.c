@@ -241,7 +241,10 @@ int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *
         if (!rc)
             rc = add_row(st, p, (int64_t)r, rank, time, rec->events, err);
         double seconds = time->end - time->start;
-        if (rc || ps->finished || ps->closed) {
+        /* after a failure (a write that did not go, say) nothing more is written: what the other
+         * ranks still send is only taken in, so that they can finish sending and end */
+        int failed = st->status.code && st->status.code != STORQ_STOPPED;
+        if (rc || failed || ps->finished || ps->closed) {
             /* a spare: its point needed no more */
         } else if (ps->rep_in[r]) {
             rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
@@ -275,7 +278,8 @@ int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
         ps->theory_in = 1;
         ps->seconds += time->end - time->start;
         rc = add_row(st, p, STORQ_UNIT_REP_THEORY, rank, time, 0, err);
-        if (!rc && point_complete(st, p))
+        int failed = st->status.code && st->status.code != STORQ_STOPPED; /* see above */
+        if (!rc && !failed && point_complete(st, p))
             rc = finish_point(st, p, err);
     }
     return rc;
