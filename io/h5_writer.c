@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <sys/mman.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -694,8 +694,8 @@ static int open_partial(storq_h5_file *f, storq_error *err)
 {
     f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f->file < 0)
-        return storq_h5u_fail_file(err, f->partial_path, "--resume: cannot open it as HDF5 "
-                                   "(damaged?); --force starts over");
+        return storq_h5u_fail_file(err, f->partial_path, "cannot open it as HDF5 (damaged?); "
+                                   "--force starts over");
     return STORQ_OK;
 }
 

@@ -210,8 +210,8 @@ static int cmd_merge(int argc, char **argv)
         } else if (argv[i][0] == '-' && argv[i][1]) {
             free(paths);
             fprintf(stderr, "storq: error: merge: unknown option '%s' (a file whose name starts "
-                    "with '-' is ./%s)\n", argv[i], argv[i]);
-            return usage_error(usage);
+                    "with '-' is ./%s); usage: %s\n", argv[i], argv[i], usage);
+            return STORQ_ERR_USAGE;
         } else {
             paths[n++] = argv[i];
         }
