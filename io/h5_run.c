@@ -7,18 +7,24 @@
 #include "h5_util.h"
 #include "schema.h"
 
-static size_t index_rows(hid_t file)
+/* The rows of /points/index, which every storq file has: a missing or unreadable index (a damaged
+ * file) is an error, not a run of no points. */
+static int index_rows(hid_t file, size_t *rows, storq_error *err)
 {
+    *rows = 0;
+    if (!storq_h5u_has_link(file, STORQ_SCHEMA_INDEX_PATH))
+        return storq_h5u_fail(err, file, "has no '" STORQ_SCHEMA_INDEX_PATH "' (damaged?)");
     hid_t d = H5Dopen2(file, STORQ_SCHEMA_INDEX_PATH, H5P_DEFAULT);
-    if (d < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
+    if (d < 0)
+        return storq_h5u_fail(err, file, "cannot open '" STORQ_SCHEMA_INDEX_PATH "'");
     hid_t space = H5Dget_space(d);
-    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
     storq_h5u_close_space(&space);
     H5Dclose(d);
-    return n > 0 ? (size_t)n : 0;
+    if (n < 0)
+        return storq_h5u_fail(err, file, "cannot read the shape of '" STORQ_SCHEMA_INDEX_PATH "'");
+    *rows = (size_t)n;
+    return STORQ_OK;
 }
 
 static int read_optional_string(hid_t file, const char *name, char **out, storq_error *err)
@@ -65,7 +71,8 @@ int storq_h5_run_read(hid_t file, storq_h5_run *run, storq_error *err)
         rc = read_optional_string(file, STORQ_SCHEMA_ATTR_GIT_COMMIT, &run->git_commit, err);
     if (!rc)
         rc = read_task(file, run, err);
-    run->npoints = index_rows(file);
+    if (!rc)
+        rc = index_rows(file, &run->npoints, err);
     if (rc)
         storq_h5_run_free(run);
     return rc;

@@ -25,6 +25,10 @@ static int vfail(storq_error *err, hid_t loc, const char *path, const char *fmt,
     /* Walk before any other HDF5 call: every API call clears the stack on entry. */
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_error, detail);
     H5Eclear2(H5E_DEFAULT);
+    /* a system call's failure: its errno says it all ("No space left on device") */
+    const char *code = strstr(detail, "errno = ");
+    if (code && atoi(code + 8) > 0)
+        snprintf(detail, sizeof detail, "%s", strerror(atoi(code + 8)));
 
     char what[512];
     vsnprintf(what, sizeof what, fmt, ap);

@@ -1,20 +1,25 @@
 /* The results file (docs/hdf5-schema.md, io/schema.h). One process (rank 0) writes it with the
  * default sec2 driver. Everything goes to NAME.partial; finish() renames it, so a file under the
  * final name is always complete. Points are flushed as they finish so --resume can skip them. */
+#define _GNU_SOURCE /* memfd_create */
 #include "h5_writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "h5_check.h"
 #include "h5_checksum.h"
+#include "h5_merge.h"
 #include "h5_run.h"
 #include "h5_util.h"
+#include "output_lock.h"
 #include "partial_file.h"
 #include "schema.h"
 #include "storq_version.h"
@@ -25,6 +30,7 @@ struct storq_h5_file {
     char *partial_path;
     const storq_model *model;
     size_t nparams;
+    storq_output_lock *lock; /* NAME.lock, held from before the partial is touched to the end */
 };
 
 static storq_h5_file *new_handle(const char *final_path, const storq_model *model,
@@ -46,13 +52,45 @@ static storq_h5_file *new_handle(const char *final_path, const storq_model *mode
     return f;
 }
 
+/* HDF5 1.10 cannot close a file whose flush failed (a disk full): H5Fclose fails and leaves a
+ * half-freed file behind that crashes the library when it ends (at MPI_Finalize). So a file that
+ * cannot be flushed is closed on a scratch file in memory put under its descriptor (sec2 driver:
+ * the handle is the int descriptor), where the close's writes and truncation go: the file on disk
+ * keeps what the writes before the failure put there, which --resume reads. */
+static void close_file(hid_t file)
+{
+    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        void *handle = NULL;
+        hid_t fapl = H5Fget_access_plist(file);
+        int sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        int scratch = sec2 && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle
+                          ? memfd_create("storq-discard", 0)
+                          : -1;
+        if (scratch >= 0) {
+            dup2(scratch, *(int *)handle);
+            close(scratch);
+        }
+        /* fails too (the cache keeps a flag of the failed flush), but without it the close
+         * fails and the crash comes back (HDF5 1.10.8, tests/e2e_full_disk.sh) */
+        H5Fflush(file, H5F_SCOPE_GLOBAL);
+    }
+    H5Fclose(file);
+    H5Eclear2(H5E_DEFAULT);
+}
+
 void storq_h5_close(storq_h5_file **pf)
 {
     if (!pf || !*pf)
         return;
     storq_h5_file *f = *pf;
-    if (f->file >= 0)
-        H5Fclose(f->file);
+    if (f->file >= 0) {
+        close_file(f->file);
+        storq_partial_trim(f->partial_path);
+    }
+    storq_output_lock_release(&f->lock);
     free(f->final_path);
     free(f->partial_path);
     free(f);
@@ -299,23 +337,30 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
         return err->code;
-    int rc = storq_partial_create(final_path, f->partial_path, "--output", err);
+    int rc = storq_output_lock_take(final_path, "--output", &f->lock, err);
+    if (!rc)
+        rc = storq_partial_create(final_path, f->partial_path, "--output", err);
     if (rc) {
         storq_h5_close(&f);
         return rc;
     }
-    f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f->file < 0)
-        rc = storq_h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
-    else
+    /* the header: root attributes, /run/config, and an index row of every point */
+    rc = storq_partial_reserve(f->partial_path, (1u << 18) + (uint64_t)npoints * 4096,
+                               "the file's header", err);
+    if (!rc) {
+        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        if (f->file < 0)
+            rc = storq_h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
+    }
+    if (!rc)
         rc = write_file_header(f->file, meta, model, f->nparams, points, npoints, err);
     if (rc) {
-        /* A header-less partial is useless for --resume: remove it. */
-        char *partial = strdup(f->partial_path);
+        /* A header-less partial is useless for --resume: remove it (while the lock is held). */
+        if (f->file >= 0)
+            close_file(f->file);
+        f->file = -1;
+        unlink(f->partial_path);
         storq_h5_close(&f);
-        if (partial)
-            unlink(partial);
-        free(partial);
         return rc;
     }
     *out = f;
@@ -586,6 +631,11 @@ hid_t storq_h5_file_id(const storq_h5_file *f)
     return f ? f->file : -1;
 }
 
+int storq_h5_reserve(storq_h5_file *f, uint64_t bytes, const char *what, storq_error *err)
+{
+    return storq_partial_reserve(f->partial_path, bytes, what, err);
+}
+
 int storq_h5_finish(storq_h5_file **pf, storq_error *err)
 {
     storq_h5_file *f = pf ? *pf : NULL;
@@ -651,6 +701,69 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     return rc;
 }
 
+static int open_partial(storq_h5_file *f, storq_error *err)
+{
+    f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f->file >= 0)
+        return STORQ_OK;
+    char detail[512] = "";
+    storq_h5u_error_detail(detail, sizeof detail);
+    /* A damaged partial is the file given (usage); a lock held elsewhere is not. */
+    if (!strstr(detail, "unable to lock"))
+        return storq_fail(err, STORQ_ERR_USAGE, "--resume: %s is damaged: HDF5 cannot open it "
+                          "(%s); --force starts over", f->partial_path, detail);
+    return storq_fail(err, STORQ_ERR_RUNTIME, "--resume: cannot open %s (HDF5: %s)",
+                      f->partial_path, detail);
+}
+
+/* A write cut short inside HDF5 (a full disk where no room could be reserved ahead) can leave an
+ * unfinished point group that HDF5 cannot delete ("not valid object type"). Then the complete
+ * points go to a new partial file, as `storq merge` of this one file copies them (root, /run
+ * config, index, every complete point group; not the checkpoints of unfinished points nor the
+ * record of earlier sessions' units: those replications run again, to the same values), and the
+ * resume goes on from it. The damaged file is kept until the copy is in place. */
+static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
+                   unsigned char *done, storq_error *err)
+{
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    memset(err, 0, sizeof *err);
+    close_file(f->file);
+    f->file = -1;
+    size_t len = strlen(f->partial_path) + sizeof ".damaged";
+    char *damaged = malloc(len);
+    if (!damaged)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory");
+    snprintf(damaged, len, "%s.damaged", f->partial_path);
+    if (rename(f->partial_path, damaged) != 0) {
+        int rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: %s is damaged (%s) and cannot be "
+                            "renamed to repair it: %s", f->partial_path, why, strerror(errno));
+        free(damaged);
+        return rc;
+    }
+    fprintf(stderr, "storq: --resume: %s was left damaged by a write cut short (%s); its complete "
+            "points go to a new %s\n", f->partial_path, why, f->partial_path);
+    storq_error merge_err = {0};
+    char *inputs[1] = {damaged};
+    int merged = storq_h5_merge(f->final_path, inputs, 1, meta->command_line, stderr, &merge_err);
+    if (merged == STORQ_OK) /* every point was complete: back to the partial, to finish as usual */
+        rename(f->final_path, f->partial_path);
+    int rc = STORQ_OK;
+    if (access(f->partial_path, F_OK) != 0) {
+        rename(damaged, f->partial_path);
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: %s is damaged beyond repair (%s; "
+                        "copying its complete points: %s); --force starts over", f->partial_path,
+                        why, merge_err.msg);
+    } else {
+        unlink(damaged);
+        rc = open_partial(f, err);
+        if (!rc)
+            rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
+    }
+    free(damaged);
+    return rc;
+}
+
 int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const storq_model *model,
                     const storq_params *points, size_t npoints, unsigned char *done,
                     storq_h5_file **out, storq_error *err)
@@ -661,31 +774,30 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
         return err->code;
-    int rc = STORQ_OK;
-    if (access(f->partial_path, F_OK) != 0)
+    int rc = storq_output_lock_take(final_path, "--resume", &f->lock, err);
+    if (!rc && access(f->partial_path, F_OK) != 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: no %s to resume; run without --resume",
                         f->partial_path);
-    else if (access(f->partial_path, R_OK | W_OK) != 0)
+    else if (!rc && access(f->partial_path, R_OK | W_OK) != 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: cannot open %s for writing: %s",
                         f->partial_path, strerror(errno));
+    if (!rc)
+        rc = open_partial(f, err);
     if (!rc) {
-        f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
-        char detail[512] = "";
-        if (f->file < 0)
-            storq_h5u_error_detail(detail, sizeof detail);
-        /* A damaged partial is the file given (usage); a lock held elsewhere is not. */
-        if (f->file < 0 && !strstr(detail, "unable to lock"))
-            rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: %s is damaged: HDF5 cannot open "
-                            "it (%s); run without --resume to start over", f->partial_path,
-                            detail);
-        else if (f->file < 0)
-            rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: cannot open %s (HDF5: %s)",
-                            f->partial_path, detail);
-    }
-    if (!rc)
         rc = check_same_run(f->file, f->partial_path, meta, model, points, npoints, err);
-    if (!rc)
+        if (rc == STORQ_ERR_RUNTIME) { /* not another run's file: a damaged one */
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            memset(err, 0, sizeof *err);
+            rc = storq_fail(err, STORQ_ERR_RUNTIME, "--resume: %s cannot be resumed (%s); "
+                            "--force starts over", f->partial_path, why);
+        }
+    }
+    if (!rc) {
         rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
+        if (rc == STORQ_ERR_RUNTIME)
+            rc = salvage(f, meta, npoints, done, err);
+    }
     for (size_t p = 0; !rc && p < npoints; p++)
         done[p] = done[p] == 1;
     if (!rc && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)

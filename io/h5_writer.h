@@ -59,6 +59,10 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
 /* The open HDF5 file, for the other writers of the same file (checkpoints); -1 when closed. */
 hid_t storq_h5_file_id(const storq_h5_file *f);
 
+/* Disk space for a write of about `bytes` (a generous estimate) that is to come, so that a full
+ * disk fails here, cleanly, and not inside HDF5 (storq_partial_reserve). */
+int storq_h5_reserve(storq_h5_file *f, uint64_t bytes, const char *what, storq_error *err);
+
 /* Close and rename NAME.partial to NAME. *f becomes NULL. */
 int storq_h5_finish(storq_h5_file **f, storq_error *err);
 

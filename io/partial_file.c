@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* fallocate (Linux) */
 #include "partial_file.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 char *storq_partial_name(const char *final_path)
@@ -63,8 +65,66 @@ static void fsync_parent_dir(const char *path)
     free(dir);
 }
 
+/* Space reserved past the end (FALLOC_FL_KEEP_SIZE) stays allocated after the last write; a
+ * truncation that changes the size frees it, so grow by a byte and shrink back. */
+void storq_partial_trim(const char *partial)
+{
+    int fd = open(partial, O_WRONLY);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, st.st_size + 1) == 0 &&
+        ftruncate(fd, st.st_size) != 0)
+        fprintf(stderr, "storq: warning: cannot restore the size of %s: %s\n", partial,
+                strerror(errno));
+    close(fd);
+}
+
+static int allocate_past_end(int fd, off_t size, uint64_t bytes)
+{
+#ifdef FALLOC_FL_KEEP_SIZE
+    return fallocate(fd, FALLOC_FL_KEEP_SIZE, size, (off_t)bytes);
+#else
+    (void)fd, (void)size, (void)bytes;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+static int no_space(const char *partial, uint64_t bytes, const char *what, int code,
+                    storq_error *err)
+{
+    return storq_fail(err, STORQ_ERR_RUNTIME, "%s writing %s (%s needs up to %.1f MB); free "
+                      "some space first", strerror(code), partial, what, (double)bytes / 1e6);
+}
+
+int storq_partial_reserve(const char *partial, uint64_t bytes, const char *what,
+                          storq_error *err)
+{
+    int fd = open(partial, O_WRONLY);
+    if (fd < 0)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "cannot open %s to write %s: %s", partial,
+                          what, strerror(errno));
+    struct stat st;
+    int rc = STORQ_OK;
+    if (fstat(fd, &st) != 0) {
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "cannot read the size of %s: %s", partial,
+                        strerror(errno));
+    } else if (allocate_past_end(fd, st.st_size, bytes) != 0) {
+        int code = errno;
+        struct statvfs vfs;
+        if (code == ENOSPC || code == EDQUOT || code == EFBIG)
+            rc = no_space(partial, bytes, what, code, err);
+        else if (fstatvfs(fd, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < bytes)
+            rc = no_space(partial, bytes, what, ENOSPC, err); /* no fallocate here (NFS, say) */
+    }
+    close(fd);
+    return rc;
+}
+
 int storq_partial_commit(const char *partial, const char *final_path, storq_error *err)
 {
+    storq_partial_trim(partial);
     if (fsync_path(partial, O_RDONLY) != 0)
         return storq_fail(err, STORQ_ERR_RUNTIME, "cannot sync '%s' to disk: %s", partial,
                           strerror(errno));

@@ -3,6 +3,8 @@
 #ifndef STORQ_PARTIAL_FILE_H
 #define STORQ_PARTIAL_FILE_H
 
+#include <stdint.h>
+
 #include "error.h"
 
 /* final_path + ".partial" (malloc'd; NULL when out of memory). */
@@ -13,6 +15,17 @@ char *storq_partial_name(const char *final_path);
  * errno says why far more clearly than HDF5's error stack. */
 int storq_partial_create(const char *final_path, const char *partial, const char *label,
                          storq_error *err);
+
+/* Before a write of about `bytes` (a generous estimate): allocate that much disk space past the
+ * end of partial (Linux fallocate, keeping the size), so that a full disk or quota is a clean
+ * error here ("No space left on device writing X: WHAT needs about N MB more") and never a
+ * write failing inside HDF5, which leaves the file's metadata half written. Where the file system
+ * cannot allocate ahead (NFS, say), its free space is compared instead. */
+int storq_partial_reserve(const char *partial, uint64_t bytes, const char *what,
+                          storq_error *err);
+
+/* Free what storq_partial_reserve allocated past the end of the (closed) file. */
+void storq_partial_trim(const char *partial);
 
 /* The closed partial file to disk, renamed to final_path, and the rename to disk. */
 int storq_partial_commit(const char *partial, const char *final_path, storq_error *err);

@@ -116,6 +116,28 @@ expect_merge "the output sm_t2.h5 is also an input" sm_t2.h5 sm.task-0-of-3.h5 s
 [ "$(md5sum sm_t2.h5)" = "$sum_before" ] || fail "a refused merge changed its input"
 "$storq" merge lonely.h5 2>/dev/null; [ $? -eq 2 ] || fail "merge without inputs did not exit 2"
 
+# ---- merge never replaces a file by surprise: an existing result or partial needs --force ----
+cp sm_merged.h5 kept.h5; sum_kept=$(md5sum kept.h5)
+expect_merge "merge: 'kept.h5' exists (a finished result); pass --force to replace it" kept.h5 \
+  sm_t2.h5 sm.task-0-of-3.h5 sm.task-1-of-3.h5
+[ "$(md5sum kept.h5)" = "$sum_kept" ] || fail "a refused merge changed kept.h5"
+"$storq" merge --force kept.h5 sm_t2.h5 sm.task-0-of-3.h5 sm.task-1-of-3.h5 >/dev/null || fail "merge --force exited $?"
+same sm_whole.h5 kept.h5
+cp sm_t2.h5 unfinished.h5.partial; sum_kept=$(md5sum unfinished.h5.partial)
+msg=$("$storq" merge unfinished.h5 sm.task-0-of-3.h5 2>&1); status=$?
+[ "$status" -eq 2 ] && grep -qF "merge: 'unfinished.h5.partial' exists (an unfinished run or merge)" <<<"$msg" ||
+  fail "merge onto an existing partial: $status $msg"
+[ "$(md5sum unfinished.h5.partial)" = "$sum_kept" ] || fail "a refused merge changed unfinished.h5.partial"
+mkfifo fifo.h5
+expect_merge "merge: 'fifo.h5' exists and is not a regular file" fifo.h5 sm_t2.h5
+[ -p fifo.h5 ] || fail "a refused merge replaced the FIFO fifo.h5"
+mkdir dir.h5
+expect_merge "merge: 'dir.h5' exists and is not a regular file" dir.h5 sm_t2.h5
+msg=$("$storq" merge --bogus x.h5 sm_t2.h5 2>&1); status=$?
+[ "$status" -eq 2 ] && grep -qF "merge: unknown option '--bogus'" <<<"$msg" || fail "merge --bogus: $status $msg"
+[ ! -e x.h5 ] && [ ! -e x.h5.partial ] || fail "merge --bogus wrote x.h5"
+ls ./*.lock 2>/dev/null && fail "a merge left a lock file"
+
 # ---- a merge that lacks points: exit 1, OUT.partial only, completed by --resume ----
 msg=$("$storq" merge part.h5 sm.task-0-of-3.h5 sm_t2.h5 2>&1 >/dev/null); status=$?
 [ "$status" -eq 1 ] || fail "merge lacking points exited $status, expected 1"

@@ -22,6 +22,37 @@ void storq_collect_free_pending(point_state *ps)
     ps->npending = ps->cappending = 0;
 }
 
+/* A generous bound on what writing point p adds to the file (its checkpoint: no theory): the
+ * table of replications, summaries, histograms, theory and comparison arrays, twice over, and
+ * the metadata of every dataset. */
+static uint64_t point_bytes(const run_state *st, size_t p, const storq_theory *theory,
+                            const storq_theory *cmp)
+{
+    const storq_observables *o = &st->obs[p];
+    uint64_t values = (uint64_t)st->max_reps * o->nvalues + 8 * (uint64_t)o->nvalues +
+                      2 * (uint64_t)o->ncounts + o->nminmax; /* a histogram: counts, edges */
+    for (size_t i = 0; theory && i < theory->n; i++)
+        values += theory->items[i].len;
+    for (size_t i = 0; cmp && i < cmp->n; i++)
+        values += cmp->items[i].len;
+    return 2 * sizeof(double) * values + (uint64_t)(o->ndefs + 8) * 16384 + (1u << 16);
+}
+
+static int write_point(run_state *st, size_t p, const storq_summary *sum,
+                       const storq_theory *cmp, storq_error *err)
+{
+    const storq_run_spec *spec = st->spec;
+    point_state *ps = &st->points[p];
+    storq_point_precision prec = {
+        .target = spec->precision, .max_replications = spec->max_replications, .met = ps->met,
+        .achieved = ps->achieved, .observable = spec->precision ? st->target[p]->name : ""};
+    char what[64];
+    snprintf(what, sizeof what, "point %zu", p);
+    STORQ_TRY(storq_h5_reserve(st->file, point_bytes(st, p, &ps->theory, cmp), what, err));
+    return storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, sum, &ps->theory, cmp,
+                                ps->seconds, spec->precision ? &prec : NULL, err);
+}
+
 static int finish_point(run_state *st, size_t p, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
@@ -37,12 +68,8 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     const char *headline = model->headline ? model->headline(st->ctx[p]) : NULL;
     if (!rc)
         rc = storq_steady_compare(&sum, headline, &cmp, err);
-    storq_point_precision prec = {
-        .target = spec->precision, .max_replications = spec->max_replications, .met = ps->met,
-        .achieved = ps->achieved, .observable = spec->precision ? st->target[p]->name : ""};
     if (!rc)
-        rc = storq_h5_write_point(st->file, p, &spec->points[p], &ps->res, &sum, &ps->theory, &cmp,
-                                  ps->seconds, spec->precision ? &prec : NULL, err);
+        rc = write_point(st, p, &sum, &cmp, err);
     if (!rc && ps->checkpointed)
         rc = storq_h5_drop_checkpoint(st->file, p, err);
     ps->checkpointed = ps->dirty = 0;
@@ -88,6 +115,9 @@ int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err)
         point_state *ps = &st->points[p];
         if (!ps->dirty || !ps->have_res)
             continue;
+        char what[64];
+        snprintf(what, sizeof what, "the checkpoint of point %zu", p);
+        STORQ_TRY(storq_h5_reserve(st->file, point_bytes(st, p, NULL, NULL), what, err));
         STORQ_TRY(storq_h5_write_checkpoint(st->file, p, &ps->res, ps->rep_in, ps->seconds, err));
         ps->dirty = 0;
         ps->checkpointed = 1;
@@ -217,7 +247,10 @@ int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *
         if (!rc)
             rc = add_row(st, p, (int64_t)r, rank, time, rec->events, err);
         double seconds = time->end - time->start;
-        if (rc || ps->finished || ps->closed) {
+        /* after a failure (a write that did not go, say) nothing more is written: what the other
+         * ranks still send is only taken in, so that they can finish sending and end */
+        int failed = st->status.code && st->status.code != STORQ_STOPPED;
+        if (rc || failed || ps->finished || ps->closed) {
             /* a spare: its point needed no more */
         } else if (ps->rep_in[r]) {
             rc = STORQ_RUNTIME_FAIL(err, "replication %zu of point %zu came in twice", r, p);
@@ -251,7 +284,8 @@ int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
         ps->theory_in = 1;
         ps->seconds += time->end - time->start;
         rc = add_row(st, p, STORQ_UNIT_REP_THEORY, rank, time, 0, err);
-        if (!rc && point_complete(st, p))
+        int failed = st->status.code && st->status.code != STORQ_STOPPED; /* see above */
+        if (!rc && !failed && point_complete(st, p))
             rc = finish_point(st, p, err);
     }
     return rc;

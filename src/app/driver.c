@@ -241,6 +241,9 @@ static void finish_work(run_state *st)
 #pragma omp critical(storq_collect)
     rc = storq_collect_checkpoints(st, 1, &e);
     if (!rc && st->file)
+        rc = storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * (uint64_t)st->nrows,
+                              "the record of the run's units", &e);
+    if (!rc && st->file)
         rc = storq_h5_write_units(st->file, st->rows, st->nrows, st->workers,
                                   storq_now() - st->t0, &e);
     if (rc && !st->status.code)

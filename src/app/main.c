@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver.h"
 #include "h5_info.h"
@@ -12,6 +13,7 @@
 #include "env_settings.h"
 #include "memory_budget.h"
 #include "mpi_session.h"
+#include "output_lock.h"
 #include "registry.h"
 #include "report.h"
 #include "args.h"
@@ -31,7 +33,7 @@ static const char usage_text[] =
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
     "  storq theory MODEL [--param value ...]   analytic companions only, as a table\n"
     "  storq info FILE.h5          what a results file holds\n"
-    "  storq merge OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
+    "  storq merge [--force] OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
     "  storq --version\n"
     "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n"
     "Memory: --memory-limit SIZE (or STORQ_MEMORY_LIMIT) per node; default: its available memory\n"
@@ -163,19 +165,86 @@ static int cmd_info(int argc, char **argv)
     return rc ? report_error(&err, 0) : 0;
 }
 
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+                                 sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+/* What merge may write: never over a result or another's partial file unless --force says so, and
+ * only a regular file; not an input (storq_h5_merge says so). An input a run is writing now is
+ * refused naming that run. */
+static int check_merge_paths(const char *out, char *const *inputs, size_t n, int force,
+                             storq_error *err)
+{
+    char partial[4200];
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    for (size_t i = 0; i < n; i++) {
+        if (same_file(out, inputs[i]) || same_file(partial, inputs[i]))
+            return STORQ_OK;
+        char base[4200];
+        size_t len = strlen(inputs[i]);
+        snprintf(base, sizeof base, "%.*s", (int)(len > 8 && !strcmp(inputs[i] + len - 8,
+                                                                      ".partial") ? len - 8 : len),
+                 inputs[i]);
+        STORQ_TRY(storq_output_lock_check(base, "merge", err));
+    }
+    struct stat st;
+    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode))
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists and is not a regular file; "
+                          "name a file path", out);
+    if (stat(out, &st) == 0 && !force)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists (a finished result); pass "
+                          "--force to replace it, or name another file", out);
+    if (stat(partial, &st) == 0 && !force)
+        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists (an unfinished run or "
+                          "merge): `storq run ... -o %s --resume` completes it, --force "
+                          "replaces it", partial, out);
+    return STORQ_OK;
+}
+
 static int cmd_merge(int argc, char **argv)
 {
     storq_error err = {0};
-    if (argc < 2)
-        return usage_error("storq merge OUT.h5 IN.h5 [IN.h5 ...]");
-    /* The command line, as a run records its own. */
-    char *command = storq_command_line("merge", argc, argv);
-    if (!command) {
+    static const char usage[] = "storq merge [--force] OUT.h5 IN.h5 [IN.h5 ...]";
+    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    if (!paths) {
         fprintf(stderr, "storq: error: out of memory\n");
         return STORQ_ERR_RUNTIME;
     }
-    int rc = storq_h5_merge(argv[0], argv + 1, (size_t)argc - 1, command, stdout, &err);
+    size_t n = 0;
+    int force = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--force")) {
+            force = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            free(paths);
+            fprintf(stderr, "storq: error: merge: unknown option '%s' (a file whose name starts "
+                    "with '-' is ./%s); usage: %s\n", argv[i], argv[i], usage);
+            return STORQ_ERR_USAGE;
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    if (n < 2) {
+        free(paths);
+        return usage_error(usage);
+    }
+    /* The command line, as a run records its own. */
+    char *command = storq_command_line("merge", argc, argv);
+    storq_output_lock *lock = NULL;
+    int rc = command ? STORQ_OK : STORQ_RUNTIME_FAIL(&err, "out of memory");
+    /* the lock first: a merge or run writing OUT now is named, and its file left alone */
+    if (!rc)
+        rc = storq_output_lock_take(paths[0], "merge", &lock, &err);
+    if (!rc)
+        rc = check_merge_paths(paths[0], paths + 1, n - 1, force, &err);
+    if (!rc)
+        rc = storq_h5_merge(paths[0], paths + 1, n - 1, command, stdout, &err);
+    storq_output_lock_release(&lock);
     free(command);
+    free(paths);
     return rc ? report_error(&err, 0) : 0;
 }
 
