@@ -237,13 +237,21 @@ static int expect_attr(checker *c, hid_t loc, const char *name, char cls, int re
 
 /* ---- links and objects ---- */
 
+/* A walk over the file's links, group by group. */
+typedef struct link_walk {
+    checker *c;
+    const char *path; /* of the group iterated: "" for the root */
+    int depth;
+} link_walk;
+
+static int walk_links(checker *c, hid_t group, const char *path, int depth);
+
 static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
 {
-    checker *c = data;
+    link_walk *w = data;
+    checker *c = w->c;
     char where[600];
-    snprintf(where, sizeof where, "/%s", name);
-    if (info->type == H5L_TYPE_HARD)
-        return 0;
+    snprintf(where, sizeof where, "%s/%s", w->path, name);
     if (info->type == H5L_TYPE_EXTERNAL) {
         char val[1024] = "";
         const char *file = "?", *obj = "?";
@@ -252,23 +260,53 @@ static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void
             H5Lunpack_elink_val(val, info->u.val_size, &flags, &file, &obj);
         bad(c, where, "is an external link (to '%s' in %s); storq reads nothing from outside the "
             "file it is given", obj, file);
-    } else if (info->type == H5L_TYPE_SOFT) {
-        bad(c, where, "is a soft link; storq writes none, so the file was not written by storq");
-    } else {
-        bad(c, where, "is a user-defined link; storq writes none");
+        return 1;
     }
-    return 1; /* stop */
+    if (info->type == H5L_TYPE_SOFT) {
+        bad(c, where, "is a soft link; storq writes none, so the file was not written by storq");
+        return 1;
+    }
+    if (info->type != H5L_TYPE_HARD) {
+        bad(c, where, "is a user-defined link; storq writes none");
+        return 1;
+    }
+    /* A point or checkpoint without status "complete" (a write cut short, maybe by a full disk)
+     * is read by no reader: its own links are not walked, so its damage cannot hide the rest. */
+    if (w->depth == 1 && (!strcmp(w->path, "/points") || !strcmp(w->path, "/checkpoints")) &&
+        storq_schema_point_complete(g, name) != 1)
+        return 0;
+    H5O_info_t oi;
+    if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0) {
+        bad(c, where, "cannot be read: the file is damaged");
+        return 1;
+    }
+    if (oi.type != H5O_TYPE_GROUP)
+        return 0;
+    hid_t sub = H5Gopen2(g, name, H5P_DEFAULT);
+    int rc = sub >= 0 ? walk_links(c, sub, where, w->depth + 1)
+                      : bad(c, where, "cannot be opened: the file is damaged");
+    if (sub >= 0)
+        H5Gclose(sub);
+    return rc ? 1 : 0;
+}
+
+static int walk_links(checker *c, hid_t group, const char *path, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return bad(c, path, "groups nest deeper than a storq file's");
+    link_walk w = {c, path, depth};
+    herr_t rc = H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, NULL, check_link, &w);
+    if (c->err->code)
+        return c->err->code;
+    if (rc < 0)
+        return bad(c, *path ? path : "/", "its members cannot be listed: the file is damaged");
+    return STORQ_OK;
 }
 
 /* Every link of the file is a plain (hard) link. */
 static int check_links(checker *c)
 {
-    herr_t rc = H5Lvisit(c->file, H5_INDEX_NAME, H5_ITER_INC, check_link, c);
-    if (c->err->code)
-        return c->err->code;
-    if (rc < 0)
-        return bad(c, "/", "its groups cannot be listed: the file is damaged");
-    return STORQ_OK;
+    return walk_links(c, c->file, "", 0);
 }
 
 /* Every dataset below group (a point, a checkpoint) gets dataset_shape's checks, whatever it is
@@ -727,6 +765,9 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
         snprintf(where, sizeof where, "%s/%s", parent, names[i]);
         if (!storq_schema_point_id(names[i], &id))
             continue; /* the index, a checkpoint's temporary, a later version's addition */
+        /* interrupted (perhaps damaged by the write cut short): no reader uses it */
+        if (storq_schema_point_complete(top, names[i]) != 1)
+            continue;
         H5O_info_t info;
         if (H5Oget_info_by_name(top, names[i], &info, H5P_DEFAULT) < 0 ||
             info.type != H5O_TYPE_GROUP) {
@@ -738,8 +779,6 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
                      c->nrows);
             break;
         }
-        if (storq_schema_point_complete(top, names[i]) != 1)
-            continue; /* interrupted: no reader uses it */
         hid_t g = H5Gopen2(top, names[i], H5P_DEFAULT);
         if (g < 0)
             rc = bad(c, where, "cannot be opened");
