@@ -4,7 +4,7 @@
 # Every storq start pays for MPI's start-up (about 3 s here), so the cases run a few at a time,
 # each in its own directory; their verdicts are printed in order at the end.
 set -uo pipefail
-storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
+here=$(cd "$(dirname "$0")" && pwd); storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 parallel=${STORQ_TEST_PARALLEL:-8}
 ncase=0
 
@@ -118,6 +118,37 @@ expect 2 "\-\-delay: 'trace:$work/empty.txt': trace file '$work/empty.txt' holds
 expect 2 "\-\-delay: 'trace:$work/words.txt': trace file '$work/words.txt' line 1: 'abc' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/words.txt" "${small[@]}"
 expect 2 "\-\-delay: 'trace:$work/negative.txt': trace file '$work/negative.txt' line 2: '-2' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/negative.txt" "${small[@]}"
 expect 2 "\-\-delay: 'trace:$work/adir'" -- "${px[@]}" --delay "trace:$work/adir" "${small[@]}"
+# more bad traces: only comments, not finite, trailing text, a binary file, a FIFO, a device, a path
+# through a file, over 1 GiB (sparse: no disk used), and unreadable (not testable as root). (A
+# device: /dev/zero, since /dev/null is a regular file in some containers.)
+printf '# only a comment\n\n   \n' > "$work/comments.txt"
+printf '0.1\nnan\n' > "$work/nan.txt"
+printf '0.1\n1e999\n' > "$work/huge.txt"
+printf '0.1\n0.2 s\n' > "$work/unit.txt"
+printf '0.1\n0.2\0\n' > "$work/binary.txt"
+mkfifo "$work/fifo"
+truncate -s 1100M "$work/big.txt"
+printf '0.1\n' > "$work/noperm.txt"; chmod 000 "$work/noperm.txt"
+expect 2 "trace file '$work/comments.txt' holds no numbers" -- "${px[@]}" --delay "trace:$work/comments.txt" "${small[@]}"
+expect 2 "trace file '$work/nan.txt' line 2: 'nan' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/nan.txt" "${small[@]}"
+expect 2 "trace file '$work/huge.txt' line 2: '1e999' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/huge.txt" "${small[@]}"
+expect 2 "trace file '$work/unit.txt' line 2: '0.2 s' is not a finite number >= 0" -- "${px[@]}" --delay "trace:$work/unit.txt" "${small[@]}"
+expect 2 "trace file '$work/binary.txt' line 2 holds a NUL byte" -- "${px[@]}" --delay "trace:$work/binary.txt" "${small[@]}"
+expect 2 "trace file '$work/fifo' is not a regular file" -- "${px[@]}" --delay "trace:$work/fifo" "${small[@]}"
+expect 2 "trace file '/dev/zero' is not a regular file" -- "${px[@]}" --delay "trace:/dev/zero" "${small[@]}"
+expect 2 "trace file '$work/adir' is not a regular file" -- "${px[@]}" --delay "trace:$work/adir" "${small[@]}"
+expect 2 "cannot read trace file '$work/words.txt/x': Not a directory" -- "${px[@]}" --delay "trace:$work/words.txt/x" "${small[@]}"
+expect 2 "trace file '$work/big.txt' holds 1.07 GiB; traces are read into memory and may hold at most 1 GiB" -- "${px[@]}" --delay "trace:$work/big.txt" "${small[@]}"
+expect 2 "\-\-classes (class 'w'): 'trace:$work/nan.txt': trace file '$work/nan.txt' line 2" -- "${px[@]}" --classes "r:0.5:3:6:exp:1|w:0.5:3:6:trace:$work/nan.txt" "${small[@]}"
+if [ "$(id -u)" -ne 0 ]; then
+  expect 2 "cannot read trace file '$work/noperm.txt': Permission denied" -- "${px[@]}" --delay "trace:$work/noperm.txt" "${small[@]}"
+fi
+# the shipped S3-like trace runs with every policy, alone and as a class (a warm-up long enough
+# for the steady-state check)
+shipped=$here/../jobs/traces/s3-like-read.txt
+warm=(--warmup 3000 --arrivals 3000 -r 4)
+expect_ok "" -- "${px[@]}" --delay "trace:$shipped" --lambda 20 --code fixed:3+fixed:6+greedy+bafec "${warm[@]}"
+expect_ok "" -- "${px[@]}" --classes "read:0.9:3:6:trace:$shipped|write:0.1:3:6:shexp:0.1,10" --lambda 20 --code fixed:3/4+greedy+bafec "${warm[@]}"
 # ranges
 expect 2 "\-\-L: 0 is out of range" -- "${px[@]}" --L 0 "${small[@]}"
 expect 2 "\-\-lambda: 0 is out of range; expected a number > 0" -- "${px[@]}" --lambda 0 "${small[@]}"

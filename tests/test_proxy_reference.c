@@ -33,13 +33,14 @@
 #include "distribution.h"
 #include "model_run.h"
 #include "rng.h"
+#include "steady_state.h"
 
 #define SEED 20261201u
 #define REL_TOL 1e-9
 #define MAXC 4
 #define MAXN 64
 
-enum { MUT_NONE, MUT_NO_CANCEL, MUT_BAFEC_HEAD, MUT_GREEDY_LATE };
+enum { MUT_NONE, MUT_NO_CANCEL, MUT_BAFEC_HEAD, MUT_GREEDY_LATE, MUT_HALF_LATE };
 
 typedef struct rclass {
     const char *name;
@@ -97,6 +98,7 @@ static int kernel_setup(model_run *r, const config *cf)
 typedef struct rids {
     int delay, qdelay, sdelay, mean, qmean, smean, p99, p999, share, util, backlog, mean_backlog,
         throughput, diff;
+    int first, second; /* the steady-state halves: only for the first listed policy, else -1 */
     int cdelay[MAXC], cmean[MAXC], cqmean[MAXC], csmean[MAXC], cp999[MAXC], cshare[MAXC];
 } rids;
 
@@ -125,6 +127,7 @@ static void ids_of(const model_run *K, const config *cf, const char *P, rids *I)
     I->backlog = oid(K, P, NULL, "backlog");
     I->mean_backlog = oid(K, P, NULL, "mean_backlog");
     I->throughput = oid(K, P, NULL, "throughput");
+    I->first = I->second = -1;
     for (int c = 0; c < cf->nclass && cf->nclass > 1; c++) {
         const char *C = cf->cls[c].name;
         I->cdelay[c] = oid(K, P, C, "delay");
@@ -390,6 +393,10 @@ static void reference_run(ref *R, const rids *I, const storq_stream_key *key, st
     const double T = Alast - Afirst, N = (double)cf->arrivals;
     double sum = 0, qsum = 0, ssum = 0, busy = 0, backlog = 0;
     double csum[MAXC] = {0}, cq[MAXC] = {0}, cs[MAXC] = {0}, cn[MAXC] = {0};
+    /* the steady-state halves, the reference's way: request i of the run array is the i-th
+     * arrival, so the second half is i >= warmup + arrivals / 2 */
+    double half[2] = {0, 0};
+    const size_t mid = (size_t)(cf->warmup + cf->arrivals / 2) + (R->mut == MUT_HALF_LATE);
     uint64_t done_in = 0;
     double *share = storq_record_vector(rec, I->share);
     storq_hist hd = storq_record_hist(rec, I->delay);
@@ -414,6 +421,7 @@ static void reference_run(ref *R, const rids *I, const storq_stream_key *key, st
         storq_hist_add(&hq, w);
         storq_hist_add(&hs, s);
         sum += d;
+        half[i >= mid] += d;
         qsum += w;
         ssum += s;
         share[q->n - 1] += 1.0 / N;
@@ -435,6 +443,11 @@ static void reference_run(ref *R, const rids *I, const storq_stream_key *key, st
     storq_record_scalar(rec, I->util, busy / ((double)L * T));
     storq_record_scalar(rec, I->mean_backlog, backlog / T);
     storq_record_scalar(rec, I->throughput, (double)done_in / T);
+    if (I->first >= 0) {
+        const double n1 = (double)(mid - (size_t)cf->warmup), n2 = (double)cf->arrivals - n1;
+        storq_record_scalar(rec, I->first, half[0] / n1);
+        storq_record_scalar(rec, I->second, half[1] / n2);
+    }
     for (int c = 0; c < cf->nclass && cf->nclass > 1; c++) {
         storq_record_scalar(rec, I->cmean[c], csum[c] / cn[c]);
         storq_record_scalar(rec, I->cqmean[c], cq[c] / cn[c]);
@@ -538,6 +551,25 @@ static long compare_policy(const model_run *K, const storq_record *kr, const sto
     return bad;
 }
 
+/* Mismatches in the steady-state halves (the first listed policy's mean delay over the requests
+ * arriving in each half of the window). */
+static long compare_halves(const model_run *K, const storq_record *kr, const storq_record *rr,
+                           const rids *I, int verbose)
+{
+    long bad = 0;
+    const int ids[2] = {I->first, I->second};
+    for (int h = 0; h < 2; h++) {
+        const size_t off = K->obs.defs[ids[h]].value_offset;
+        const double a = kr->values[off], b = rr->values[off];
+        if (differ(a, b)) {
+            if (verbose)
+                printf("    %s: kernel %.17g reference %.17g\n", K->obs.defs[ids[h]].name, a, b);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 static void thresholds(const model_run *K, const config *cf, ref *R)
 {
     storq_theory th = {0};
@@ -583,9 +615,15 @@ static long run_config(const config *cf, int mut, int mut_kind, int reps)
             storq_record_reset(&rr);
             rids I;
             ids_of(&K, cf, pol[p].name, &I);
+            if (p == 0) {
+                I.first = (int)(model_run_def(&K, STORQ_STEADY_FIRST) - K.obs.defs);
+                I.second = (int)(model_run_def(&K, STORQ_STEADY_SECOND) - K.obs.defs);
+            }
             R.pol = &pol[p];
             reference_run(&R, &I, &key, &rr);
             long bad = compare_policy(&K, &K.rec, &rr, pol[p].name, !mut);
+            if (p == 0)
+                bad += compare_halves(&K, &K.rec, &rr, &I, !mut);
             if (!mut)
                 printf("  %-28s rep %d %-10s mean delay %.6f (ref %.6f)  util %.4f  %s\n",
                        cf->label, rep, pol[p].name, K.rec.values[K.obs.defs[I.mean].value_offset],
@@ -651,6 +689,8 @@ int main(void)
         long diff = 0;
         for (size_t i = 0; i < B.obs.ndefs; i++) {
             const storq_obs_def *db = &B.obs.defs[i], *da = model_run_def(&A, db->name);
+            if (storq_steady_is_half(db->name)) /* they follow the first listed policy */
+                continue;
             if (db->kind == STORQ_OBS_HIST) {
                 diff += memcmp(A.rec.counts + da->count_offset, B.rec.counts + db->count_offset,
                                (db->nbins + 2) * sizeof *B.rec.counts) != 0;
@@ -668,11 +708,13 @@ int main(void)
     long m1 = run_config(&cfs[0], MUT_NO_CANCEL, 0, 1);
     long m2 = run_config(&cfs[0], MUT_BAFEC_HEAD, 2, 1);
     long m3 = run_config(&cfs[0], MUT_GREEDY_LATE, 1, 1);
+    long m4 = run_config(&cfs[0], MUT_HALF_LATE, 0, 1);
     printf("  mutations: no cancellation %ld, BAFEC counting the head %ld, Greedy at admission "
-           "%ld mismatches\n", m1, m2, m3);
+           "%ld, the middle arrival in the first half %ld mismatches\n", m1, m2, m3, m4);
     CHECK(m1 > 0);
     CHECK(m2 > 0);
     CHECK(m3 > 0);
+    CHECK(m4 == 2); /* the halves only: the fixed codes' own values are untouched */
     unlink(trace_path);
     return check_failures_ ? 1 : 0;
 }

@@ -11,10 +11,13 @@
  *   - Little's law: time-average backlog = lambda x mean queueing delay;
  *   - the theory's crossover rates solve D~(n) = D~(n+1) (recomputed here from the formulas) and
  *     Q_n = lambda_n D~_q(n, lambda_n);
- *   - BAFEC within 10% of the best fixed code's mean delay at lambda = 1, 2, 3, 4 (Delta/(Delta +
- *     1/mu) = 0.2, k = 3, nmax = 6, L = 16, non-blocking; paired differences on common random
- *     numbers), and Greedy within 10% where it holds (lambda = 1, 4, 4.4: at lambda = 2 and 3 it does
- *     not, see docs/models/proxy.md). */
+ *   - the paper's claim that Greedy and BAFEC stay within 10% of the best fixed code's mean delay,
+ *     in its evaluation setting (k = 3, nmax = 6, L = 16, non-blocking; paired differences on
+ *     common random numbers), checked where it holds and printed where it does not
+ *     (docs/models/proxy.md has the whole sweep, jobs/sweeps/proxy-greedy.sh):
+ *     shift ratio 0.2 (lambda = 1 .. 4.4): BAFEC everywhere, Greedy not at lambda = 2 and 3;
+ *     the S3-like trace of jobs/traces (0.2, 0.4, 0.7, 0.9 C~(3)): BAFEC everywhere, Greedy not
+ *     at 0.4 C~(3); shift ratio 0.6 (0.3, 0.6, 0.9 C~(3)): Greedy everywhere, BAFEC not at 0.9. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -164,16 +167,44 @@ static void crossovers(int blocking)
     model_run_free(&r);
 }
 
-/* Paired: policy P's mean delay minus the best fixed code's, per replication. */
-static void adaptive(double lambda, int check_greedy)
+/* The kernel's capacity estimate C~(3) = L / u(3) of the (3,3) code for a delay law (L = 16,
+ * non-blocking): the top of the paper's sweep. */
+static double capacity3(const char *delay)
 {
-    char lam[32];
-    snprintf(lam, sizeof lam, "lambda=%g", lambda);
-    const char *args[] = {"L=16", lam, "k=3", "nmax=6", "delay=shexp:0.2,1.25",
-                          "code=fixed:3+fixed:4+fixed:5+fixed:6+greedy+bafec", "warmup=10000",
-                          "arrivals=30000", NULL};
     model_run r;
-    if (model_run_point(&r, &storq_model_proxy, REPS, SEED + 10 + (uint64_t)(lambda * 10), args))
+    model_run_init(&r, &storq_model_proxy);
+    model_set(&r.p, "delay", delay);
+    if (model_run_prepare(&r))
+        abort();
+    storq_theory th = {0};
+    storq_error err = {0};
+    if (r.model->theory(r.ctx, &th, &err))
+        abort();
+    const storq_array *c = storq_theory_find(&th, "capacity_estimate");
+    const double cap = c ? c->data[0] : NAN;
+    storq_theory_free(&th);
+    model_run_free(&r);
+    return cap;
+}
+
+/* Paired: policy P's mean delay minus the best fixed code's, per replication, in the paper's
+ * evaluation setting (non-blocking, k = 3, nmax = 6, L = 16); each adaptive policy's difference
+ * is checked to be at most 10% of the best mean when its flag says the claim holds there. */
+static void adaptive(const char *delay, double lambda, size_t reps, long arrivals, uint64_t seed,
+                     int check_greedy, int check_bafec)
+{
+    char lam[32], law[320], arr[32];
+    snprintf(lam, sizeof lam, "lambda=%.10g", lambda);
+    snprintf(law, sizeof law, "delay=%s", delay);
+    snprintf(arr, sizeof arr, "arrivals=%ld", arrivals);
+    const char *args[] = {"L=16", lam, "k=3", "nmax=6", law,
+                          "code=fixed:3+fixed:4+fixed:5+fixed:6+greedy+bafec", "warmup=10000",
+                          arr, NULL};
+    model_run r;
+    model_run_init(&r, &storq_model_proxy);
+    model_set_args(&r.p, args);
+    r.p.allow_unstable = 1; /* at the larger loads the longer codes are past their capacity */
+    if (model_run_prepare(&r) || model_run_reps(&r, reps, seed, 0))
         abort();
     const char *fixed[] = {"fixed3_mean_delay", "fixed4_mean_delay", "fixed5_mean_delay",
                            "fixed6_mean_delay"};
@@ -194,11 +225,11 @@ static void adaptive(double lambda, int check_greedy)
             d[i] = model_run_value(&r, i, ad[a], 0) - model_run_value(&r, i, bn, 0);
         double m, se;
         model_mean_se(d, r.reps, 1, &m, &se);
-        int ok = m <= 0.10 * best;
-        printf("  lambda %-4g %-18s - %s = %+.4f (se %.4f), %.1f%% of the best %.4f%s\n", lambda,
-               ad[a], bn, m, se, 100.0 * m / best, best,
-               a == 0 && !check_greedy ? "  (not checked)" : ok ? "" : "  FAIL");
-        if (a == 1 || check_greedy)
+        const int ok = m <= 0.10 * best, checked = a == 0 ? check_greedy : check_bafec;
+        printf("  lambda %-7.4g %-18s - %s = %+.4f (se %.4f), %+.1f%% of the best %.4f%s\n",
+               lambda, ad[a], bn, m, se, 100.0 * m / best, best,
+               !checked ? "  (not checked)" : ok ? "" : "  FAIL");
+        if (checked)
             CHECK(ok);
     }
     model_run_free(&r);
@@ -212,11 +243,28 @@ int main(void)
     mm1("blocking");
     crossovers(0);
     crossovers(1);
-    printf("adaptive policies against the best fixed code (paired)\n");
-    adaptive(1, 1);
-    adaptive(2, 0);
-    adaptive(3, 0);
-    adaptive(4, 1);
-    adaptive(4.4, 1);
+    printf("adaptive policies against the best fixed code (paired), shexp:0.2,1.25\n");
+    const char *sh2 = "shexp:0.2,1.25";
+    adaptive(sh2, 1, REPS, 30000, SEED + 20, 1, 1);
+    adaptive(sh2, 2, REPS, 30000, SEED + 30, 0, 1);
+    adaptive(sh2, 3, REPS, 30000, SEED + 40, 0, 1);
+    adaptive(sh2, 4, REPS, 30000, SEED + 50, 1, 1);
+    adaptive(sh2, 4.4, REPS, 30000, SEED + 54, 1, 1);
+    /* the synthetic S3-like read trace (jobs/traces), standing in for the paper's: Greedy holds
+     * at light and at heavy load, not at 0.3 .. 0.5 C~(3) (docs/models/proxy.md) */
+    const char *tr = "trace:" PROXY_TRACE;
+    const double ct = capacity3(tr);
+    printf("adaptive policies, %s (C~(3) = %.4f)\n", tr, ct);
+    adaptive(tr, 0.2 * ct, 8, 20000, SEED + 60, 1, 1);
+    adaptive(tr, 0.4 * ct, 8, 20000, SEED + 61, 0, 1);
+    adaptive(tr, 0.7 * ct, 8, 20000, SEED + 62, 1, 1);
+    adaptive(tr, 0.9 * ct, 8, 20000, SEED + 63, 1, 1);
+    /* shift ratio 0.6: Greedy holds at every load; BAFEC not at 0.9 C~(3) */
+    const char *sh6 = "shexp:0.6,2.5";
+    const double c6 = capacity3(sh6);
+    printf("adaptive policies, %s (C~(3) = %.4f)\n", sh6, c6);
+    adaptive(sh6, 0.3 * c6, 8, 20000, SEED + 70, 1, 1);
+    adaptive(sh6, 0.6 * c6, 8, 20000, SEED + 71, 1, 1);
+    adaptive(sh6, 0.9 * c6, 8, 20000, SEED + 72, 1, 0);
     return check_failures_ ? 1 : 0;
 }

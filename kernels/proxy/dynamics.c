@@ -33,7 +33,7 @@
 typedef struct px_req {
     double arrival, admit;
     uint32_t cls, n, started, done;
-    int measured;
+    int measured; /* 0: no; 1: in the first half of the window (by arrival); 2: in the second */
 } px_req;
 
 typedef struct px_ring {
@@ -64,6 +64,7 @@ typedef struct px_sys {
     uint64_t pending, done_in_window, events;
     storq_hist hd, hq, hs, hb, hc[PX_MAX_CLASSES];
     double sum, qsum, ssum;
+    double half_sum; /* delays of the measured requests of the window's first half */
     double csum[PX_MAX_CLASSES], cqsum[PX_MAX_CLASSES], cssum[PX_MAX_CLASSES];
     uint64_t ccount[PX_MAX_CLASSES];
     uint64_t *code_count; /* nclass x stride: measured requests served with n = index + 1 */
@@ -350,6 +351,8 @@ static void px_finish(const px_ctx *x, px_sys *s, uint32_t slot, double t)
         storq_hist_add(&s->hq, q);
         storq_hist_add(&s->hs, sv);
         s->sum += d;
+        if (r->measured == 1)
+            s->half_sum += d;
         s->qsum += q;
         s->ssum += sv;
         if (x->nclass > 1) {
@@ -518,6 +521,7 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     }
 
     const uint64_t total = x->warmup + x->arrivals;
+    const uint64_t half = x->warmup + storq_steady_half(x->arrivals);
     double t = 0.0, T = 0.0;
     for (uint64_t j = 0;; j++) {
         if (j >= total) {
@@ -548,7 +552,7 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         const px_class *c = &x->cls[cls];
         for (uint64_t i = 0; i < c->nmax; i++)
             xs[i] = storq_dist_sample(&c->law, &svc);
-        const int measured = j >= x->warmup && j < total;
+        const int measured = j < x->warmup || j >= total ? 0 : j < half ? 1 : 2;
         for (int p = 0; p < x->npol; p++) {
             px_sys *s = &sys[p];
             if (px_advance(x, s, t))
@@ -572,6 +576,13 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         if (p > 0)
             storq_record_scalar(rec, x->id[p].diff, sys[p].sum / (double)x->arrivals -
                                                         sys[0].sum / (double)x->arrivals);
+    }
+    {
+        /* the steady-state check: the first policy's mean delay over the requests arriving in
+         * each half of the window (split by arrival, as for cluster and forkjoin) */
+        const uint64_t n1 = storq_steady_half(x->arrivals), n2 = x->arrivals - n1;
+        storq_steady_record(rec, &x->steady, n1 ? sys[0].half_sum / (double)n1 : NAN,
+                            (sys[0].sum - sys[0].half_sum) / (double)n2);
     }
     goto done;
 oom:

@@ -21,6 +21,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "steady_state.h"
 
 #define PX_MAX_CLASSES 16
 #define PX_MAX_POLICIES 32
@@ -78,6 +79,7 @@ typedef struct px_ctx {
     double mean_task;   /* the share-weighted mean task delay: histogram ranges */
     char headline[STORQ_NAME_MAX];
     px_ids id[PX_MAX_POLICIES];
+    storq_steady_ids steady; /* the halves of the first policy's mean delay */
 } px_ctx;
 
 /* Usage u(n) = n Delta + k/mu, the paper's expected thread time one request takes. */

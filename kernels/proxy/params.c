@@ -556,7 +556,9 @@ static int px_declare(void *vctx, storq_observables *obs, storq_error *err)
     for (int pi = 0; pi < x->npol && !rc; pi++)
         rc = px_declare_policy(x, pi, axis, obs, err);
     free(axis);
-    return rc;
+    /* the steady-state check of the headline (docs/steady-state.md), declared last: the other
+     * observables keep the layout of a point without it */
+    return rc ? rc : storq_steady_declare(obs, &x->steady, x->headline, "time", err);
 }
 
 /* ------------------------------------------------------------------ cost and ops */

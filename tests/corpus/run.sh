@@ -23,3 +23,9 @@ run fj_mix forkjoin --n 5 --k 3 --mu 1 --zip groups,assign,load,correlation,serv
   --correlation 0,0.5,0.3,0.7 --service "exp exp shexp:0.2 pareto:2.5" --lambda 3,8,12,4 \
   --warmup 1000 --arrivals 10000 -r 3
 run fj_det forkjoin --n 4 --k 2 --mu 2 --groups 2 --assign lwl --service det --lambda 1.5 --warmup 1000 --arrivals 10000 -r 3
+# proxy: fixed codes, Greedy and BAFEC coupled in both admissions; two classes (MBAFEC, a code
+# pair) with a non-shexp write law.
+run px_coupled proxy --L 16 --k 3 --nmax 6 --lambda 3 --admission nonblocking,blocking \
+  --code fixed:3+fixed:6+greedy+bafec --warmup 500 --arrivals 5000 -r 3
+run px_classes proxy --L 12 --classes "read:0.7:3:6:shexp:0.1,1.5|write:0.3:2:4:hyperexp:0.5,1,0.5,4" \
+  --code bafec+greedy+fixed:4/3 --lambda 2.5 --warmup 500 --arrivals 5000 -r 3
