@@ -3,7 +3,10 @@
  * kernels/threads/internal.h), must give the same observables -- to a relative 1e-9 -- for every
  * policy, preemptive and not, on exponential, shifted-exponential, hyperexponential and
  * deterministic downloads (the last with deterministic arrivals, so that events coincide and the
- * contract's tie order is exercised), with d_min >= L and d_min < L.
+ * contract's tie order is exercised), with d_min >= L and d_min < L; and in steady mode (a
+ * warm-up, measured requests, arrivals going on until they are done) the mean flow time of every
+ * policy and the first policy's means over the measured window's two halves, the steady-state
+ * check's warmup_first_half_mean / warmup_second_half_mean (docs/steady-state.md).
  *
  * The kernel keeps indexed heaps of requests per pass, an event heap with indexed removal, and
  * applies only the difference of a preemptive reassignment. The reference keeps every request of
@@ -57,7 +60,8 @@ typedef struct config {
     long L;
     double rho;
     const char *classes, *interarrival, *download;
-    long N;
+    long N;              /* finite mode: requests */
+    long warmup, arrivals; /* steady mode when arrivals > 0 */
 } config;
 
 /* ------------------------------------------------------------------ the reference */
@@ -75,7 +79,7 @@ typedef struct ref {
     int mut;
     long L, idle, N;
     rreq *q;
-    double useful, cancelled, tend, sum;
+    double useful, cancelled, tend, sum, half; /* half: steady mode's first half of the window */
     double csum[MAXC];
     long ccnt[MAXC];
 } ref;
@@ -215,15 +219,20 @@ static void ref_run(ref *R, const config *cf, const rpol *P, int mut, const stor
     R->P = P;
     R->mut = mut;
     R->L = R->idle = cf->L;
-    R->N = cf->N;
-    R->q = calloc((size_t)cf->N, sizeof *R->q);
+    /* steady mode: requests warmup .. warmup + arrivals - 1 are measured, every request draws its
+     * inter-arrival time, and arrivals go on while a measured request is unfinished (drawn here up
+     * front: twice the measured range is plenty at these loads; running out aborts) */
+    const int steady = cf->arrivals > 0;
+    const long first = steady ? cf->warmup : 0, total = steady ? cf->warmup + cf->arrivals : cf->N;
+    R->N = steady ? 2 * total : cf->N;
+    R->q = calloc((size_t)R->N, sizeof *R->q);
     storq_stream_key key = {.seed = SEED, .point = 0, .replication = 0};
     storq_rng arr = storq_rng_stream(&key, STORQ_STREAM_ARRIVALS);
     storq_rng rte = storq_rng_stream(&key, STORQ_STREAM_ROUTING);
     storq_rng svc = storq_rng_stream(&key, STORQ_STREAM_SERVICE);
     double t = 0.0;
-    for (long j = 0; j < cf->N; j++) { /* draw everything up front, in the contract's order */
-        if (j > 0)
+    for (long j = 0; j < R->N; j++) { /* draw everything up front, in the contract's order */
+        if (j > 0 || steady)
             t += storq_dist_sample(ia, &arr) * ia_scale;
         int c = nclass - 1;
         if (nclass > 1) {
@@ -245,7 +254,7 @@ static void ref_run(ref *R, const config *cf, const rpol *P, int mut, const stor
         for (int i = 0; i < r->n; i++)
             r->X[i] = r->rem[i] = storq_dist_sample(dl, &svc);
     }
-    long arrived = 0, left = cf->N;
+    long arrived = 0, left = total - first;
     double now = 0.0;
     while (left > 0) {
         long bj = -1;
@@ -258,7 +267,11 @@ static void ref_run(ref *R, const config *cf, const rpol *P, int mut, const stor
                 if (r->st[i] == 1 && (bj < 0 || r->end[i] < R->q[bj].end[bi]))
                     bj = j, bi = i; /* scanning j then i upward keeps (end, j, i) order */
         }
-        if (bj >= 0 && (arrived == cf->N || R->q[bj].end[bi] <= R->q[arrived].a)) {
+        if (steady && arrived == R->N && bj < 0) {
+            fprintf(stderr, "%s: reference ran out of drawn requests\n", cf->label);
+            abort();
+        }
+        if (bj >= 0 && (arrived == R->N || R->q[bj].end[bi] <= R->q[arrived].a)) {
             rreq *r = &R->q[bj];
             now = r->end[bi];
             r->st[bi] = 3;
@@ -277,11 +290,15 @@ static void ref_run(ref *R, const config *cf, const rpol *P, int mut, const stor
                 }
                 r->delta = 0;
                 r->done = 1;
-                left--;
-                const double d = now - r->a;
-                R->sum += d;
-                R->csum[r->cls] += d;
-                R->ccnt[r->cls]++;
+                if (bj >= first && bj < total) {
+                    left--;
+                    const double d = now - r->a;
+                    R->sum += d;
+                    if (steady && bj - first < cf->arrivals / 2)
+                        R->half += d;
+                    R->csum[r->cls] += d;
+                    R->ccnt[r->cls]++;
+                }
             }
             ref_decide(R, now, arrived, -1);
         } else {
@@ -315,7 +332,13 @@ static int compare(const config *cf, int mut, int verbose, int only)
     model_set(&r.p, "interarrival", cf->interarrival);
     model_set(&r.p, "download", cf->download);
     model_set(&r.p, "policy", pol);
-    model_setl(&r.p, "requests", cf->N);
+    if (cf->arrivals > 0) {
+        model_set(&r.p, "mode", "steady");
+        model_setl(&r.p, "warmup", cf->warmup);
+        model_setl(&r.p, "arrivals", cf->arrivals);
+    } else {
+        model_setl(&r.p, "requests", cf->N);
+    }
     r.p.allow_unstable = 1;
     if (model_run_prepare(&r) || model_run_replicate(&r, SEED, 0, 0))
         abort();
@@ -348,7 +371,9 @@ static int compare(const config *cf, int mut, int verbose, int only)
             continue;
         ref R;
         ref_run(&R, cf, &POLS[p], mut, &ia, ia_scale, &dl, share, cn, ck, nclass);
-        const double N = (double)cf->N, T = R.tend, L = (double)cf->L;
+        const int steady = cf->arrivals > 0;
+        const double N = (double)(steady ? cf->arrivals : cf->N), T = R.tend, L = (double)cf->L;
+        const long n1 = cf->arrivals / 2, n2 = cf->arrivals - n1;
         struct {
             const char *suffix;
             double want;
@@ -358,10 +383,21 @@ static int compare(const config *cf, int mut, int verbose, int only)
             {"utilisation_useful", R.useful / (L * T)},
             {"utilisation_cancelled", R.cancelled / (L * T)},
             {"mean_present", R.sum / T},
+            /* steady mode: the flow time's mean, and the first policy's over the window's
+             * halves (the steady-state check of docs/steady-state.md; not policy-prefixed) */
+            {"warmup_first_half_mean", R.half / (double)n1},
+            {"warmup_second_half_mean", (R.sum - R.half) / (double)n2},
         };
+        /* finite mode: the first five; steady mode: the mean, and the halves for policy 0
+         * (the window of the time averages runs past the reference's horizon there) */
         for (size_t o = 0; o < sizeof obs / sizeof *obs; o++) {
+            if (steady ? (o > 0 && o < 5) || (o >= 5 && p != 0) : o >= 5)
+                continue;
             char name[96];
-            snprintf(name, sizeof name, "%s_%s", POLS[p].name, obs[o].suffix);
+            if (o >= 5)
+                snprintf(name, sizeof name, "%s", obs[o].suffix);
+            else
+                snprintf(name, sizeof name, "%s_%s", POLS[p].name, obs[o].suffix);
             const double got = r.rec.values[model_run_offset(&r, name, 0)];
             if (!close_to(got, obs[o].want)) {
                 bad++;
@@ -402,15 +438,17 @@ int main(void)
 {
     static const config cfs[] = {
         {"exp L=3 (d_min >= L)", 3, 0.8, "small:0.9:3:1|large:0.1:14:10",
-         "hyperexp:0.5,0.6,0.5,3", "exp:50", 400},
+         "hyperexp:0.5,0.6,0.5,3", "exp:50", 400, 0, 0},
         {"exp L=5 (d_min < L)", 5, 0.85, "small:0.9:3:1|large:0.1:14:10",
-         "hyperexp:0.5,0.6,0.5,3", "exp:50", 400},
+         "hyperexp:0.5,0.6,0.5,3", "exp:50", 400, 0, 0},
         {"shexp L=3 (NLU)", 3, 0.7, "small:0.9:3:1|large:0.1:14:10", "exp:1",
-         "shexp:0.01,100", 400},
+         "shexp:0.01,100", 400, 0, 0},
         {"hyperexp L=4, three classes (NSU)", 4, 0.6, "a:0.5:3:1|b:0.3:6:4|c:0.2:2:2", "exp:1",
-         "hyperexp:0.5,20,0.5,200", 400},
+         "hyperexp:0.5,20,0.5,200", 400, 0, 0},
         {"det arrivals and downloads (ties)", 3, 0.9, "a:0.6:3:1|b:0.4:5:3", "det:1",
-         "det:0.02", 300},
+         "det:0.02", 300, 0, 0},
+        {"steady: exp L=3, warm-up halves", 3, 0.8, "small:0.9:3:1|large:0.1:14:10",
+         "hyperexp:0.5,0.6,0.5,3", "exp:50", 0, 150, 301},
     };
     const size_t ncf = sizeof cfs / sizeof *cfs;
     for (size_t i = 0; i < ncf; i++) {

@@ -12,3 +12,7 @@ set_tests_properties(e2e_threads_errors PROPERTIES TIMEOUT 120 LABELS "threads;e
 storq_unit_test(test_threads_stats test_threads_stats.c)
 target_include_directories(test_threads_stats PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
 set_tests_properties(test_threads_stats PROPERTIES TIMEOUT 80 LABELS "threads;statistical")
+
+storq_unit_test(test_threads_exact test_threads_exact.c)
+target_include_directories(test_threads_exact PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
+set_tests_properties(test_threads_exact PROPERTIES TIMEOUT 60 LABELS "threads;statistical")
