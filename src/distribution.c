@@ -197,9 +197,9 @@ static int load_trace(const char *path, const char *param, const char *spec, con
     }
     if ((unsigned long long)st.st_size > STORQ_TRACE_MAX_BYTES) {
         close(fd);
-        return bad(err, param, spec, acc, "trace file '%s' holds %.3g GiB; traces are read into "
-                   "memory and may hold at most %.3g GiB", path,
-                   (double)st.st_size / (1 << 30), (double)STORQ_TRACE_MAX_BYTES / (1 << 30));
+        return bad(err, param, spec, acc, "trace file '%s' holds %llu bytes; traces are read "
+                   "into memory and may hold at most %llu bytes (1 GiB)", path,
+                   (unsigned long long)st.st_size, STORQ_TRACE_MAX_BYTES);
     }
     pthread_mutex_lock(&trace_lock);
     trace_file *t = trace_cache;

@@ -22,9 +22,9 @@ expect 2 "\-\-memory-limit: 'lots' is not a size" -- run supermarket -r 2 --memo
 expect 2 "\-\-memory-limit: '0' is not a size" -- run supermarket -r 2 --memory-limit 0
 STORQ_MEMORY_LIMIT=12X expect 2 "STORQ_MEMORY_LIMIT: '12X' is not a size" -- run supermarket -r 2
 
-# Traces: only regular files, at most 1 GiB (a sparse file of 1.1 GiB is refused unread).
-truncate -s 1100M big.txt
-expect 2 "\-\-service: 'trace:big.txt': trace file 'big.txt' holds 1.07 GiB; traces are read into memory and may hold at most 1 GiB" -- run supermarket --service trace:big.txt -r 2
+# Traces: only regular files, at most 1 GiB (a sparse file one byte larger is refused unread).
+truncate -s 1073741825 big.txt
+expect 2 "\-\-service: 'trace:big.txt': trace file 'big.txt' holds 1073741825 bytes; traces are read into memory and may hold at most 1073741824 bytes (1 GiB)" -- run supermarket --service trace:big.txt -r 2
 expect 2 "trace file '/dev/zero' is not a regular file" -- run supermarket --service trace:/dev/zero -r 2
 mkfifo pipe.txt
 expect 2 "trace file 'pipe.txt' is not a regular file" -- run forkjoin --service trace:pipe.txt -r 2

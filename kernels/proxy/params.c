@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "memory.h"
 
 #define PX_DEFAULT_DELAY "shexp:0.2,1.25"
 
@@ -452,6 +453,16 @@ static int px_prepare(const storq_params *p, void **out, storq_error *err)
     if ((rc = px_parse_code(x, storq_param_string(p, "code"), err)))
         goto fail;
     if ((rc = px_check_stability(x, p, err)))
+        goto fail;
+    /* per policy, per thread: request slot, task, end time, heap entry and position, idle heap
+     * (dynamics.c); the request slots grow with the backlog, up to PX_MAX_BACKLOG */
+    size_t per_thread = 2 * sizeof(int32_t) + sizeof(double) + 3 * sizeof(uint32_t);
+    char what[96];
+    snprintf(what, sizeof what, "--L/--code: %llu threads for %d policies",
+             (unsigned long long)x->L, x->npol);
+    if ((rc = storq_memory_check(storq_bytes_mul(storq_bytes_mul((size_t)x->L, per_thread),
+                                                 (size_t)x->npol),
+                                 what, "for per-thread arrays per replication (and thread)", err)))
         goto fail;
     snprintf(x->headline, sizeof x->headline, "%s_mean_delay", x->pol[0].name);
     for (int i = 0; i < x->nclass; i++)
