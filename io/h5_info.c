@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "h5_check.h"
+#include "h5_info_hist.h"
+#include "h5_info_index.h"
+#include "h5_info_theory.h"
 #include "h5_util.h"
 #include "schema.h"
 #include "table.h"
@@ -309,9 +312,8 @@ static void print_checkpoints(hid_t file, const uint64_t *ids, size_t nrows, FIL
     H5Eclear2(H5E_DEFAULT);
 }
 
-/* Read one field of the compound index as text cells, one per row (cells[row]). */
-static int read_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows, char **cells,
-                             uint64_t *ids)
+int storq_info_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows, char **cells,
+                             uint64_t *ids, int precise)
 {
     char *name = H5Tget_member_name(ftype, member);
     hid_t mft = H5Tget_member_type(ftype, member);
@@ -334,7 +336,7 @@ static int read_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows
             if (cls == H5T_FLOAT) {
                 double x;
                 memcpy(&x, v, sizeof x);
-                snprintf(text, sizeof text, "%.10g", x);
+                snprintf(text, sizeof text, precise ? "%.17g" : "%.10g", x);
             } else if (cls == H5T_STRING) {
                 snprintf(text, sizeof text, "%.*s", (int)elsize, (const char *)v);
             } else if (H5Tget_sign(mft) == H5T_SGN_2) {
@@ -409,7 +411,8 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
     for (size_t r = 0; r < *nrows; r++)
         (*ids)[r] = r;
     for (int m = 0; m < nm; m++)
-        if (read_index_column(d, ftype, (unsigned)m, *nrows, cells + (size_t)m * *nrows, *ids)) {
+        if (storq_info_index_column(d, ftype, (unsigned)m, *nrows, cells + (size_t)m * *nrows, *ids,
+                                     0)) {
             rc = storq_h5u_fail(err, d, "cannot read a column of the index");
             goto done;
         }
@@ -486,7 +489,7 @@ static void preview_text(const double *v, size_t n, char *buf, size_t size)
     for (size_t i = 0; i < n && i < PREVIEW && used < size; i++)
         used += (size_t)snprintf(buf + used, size - used, "%s%.4g", i ? " " : "", v[i]);
     if (n > PREVIEW && used < size)
-        snprintf(buf + used, size - used, " ...");
+        snprintf(buf + used, size - used, " ... (%zu more)", n - PREVIEW);
 }
 
 /* Tables of one point, filled observable by observable. */
@@ -494,8 +497,8 @@ typedef struct point_tables {
     storq_table scalars, vectors, hists;
 } point_tables;
 
-static int add_scalar(point_tables *pt, hid_t g, const char *name, const char *unit,
-                      storq_error *err)
+static int add_scalar(point_tables *pt, hid_t g, hid_t theory, const char *name,
+                      const char *unit, storq_error *err)
 {
     double *mean = NULL, *ci = NULL;
     size_t n1, n2;
@@ -508,6 +511,13 @@ static int add_scalar(point_tables *pt, hid_t g, const char *name, const char *u
         storq_table_add(&pt->scalars, "%s", name);
         storq_table_add(&pt->scalars, "%.6g", mean[0]);
         storq_table_add(&pt->scalars, "+- %.3g", ci[0]);
+        double *th = NULL;
+        char thname[128];
+        if (storq_info_theory_for(theory, name, 1, &th, thname, sizeof thname))
+            storq_table_add(&pt->scalars, "%.6g", th[0]);
+        else
+            storq_table_add(&pt->scalars, "%s", "");
+        free(th);
         storq_table_add(&pt->scalars, "%s", unit);
     }
     free(mean);
@@ -524,9 +534,11 @@ static int add_vector(point_tables *pt, hid_t g, hid_t theory, const char *name,
     STORQ_TRY(storq_h5u_read_f64(g, "mean", &mean, &n, err));
     shape_text(g, "mean", shape, sizeof shape);
     preview_text(mean, n, sim, sizeof sim);
-    if (theory >= 0 && storq_h5u_has_link(theory, name) &&
-        storq_h5u_read_f64(theory, name, &th, &nth, err) == STORQ_OK)
+    char thname[128];
+    if (storq_info_theory_for(theory, name, n, &th, thname, sizeof thname)) {
+        nth = n;
         preview_text(th, nth, theo, sizeof theo);
+    }
     storq_table_add(&pt->vectors, "%s", name);
     storq_table_add(&pt->vectors, "%s", shape);
     storq_table_add(&pt->vectors, "%s", sim);
@@ -540,24 +552,20 @@ static int add_vector(point_tables *pt, hid_t g, hid_t theory, const char *name,
 static int add_histogram(point_tables *pt, hid_t g, const char *name, const char *unit,
                          storq_error *err)
 {
-    uint64_t count;
-    double mean, *v = NULL, min = 0, max = 0;
-    size_t n;
-    STORQ_TRY(storq_h5u_read_u64_scalar(g, "count", &count, err));
-    STORQ_TRY(storq_h5u_read_f64(g, "mean", &v, &n, err));
-    mean = n ? v[0] : 0;
-    free(v);
-    STORQ_TRY(storq_h5u_read_f64(g, "min", &v, &n, err));
-    min = n ? v[0] : 0;
-    free(v);
-    STORQ_TRY(storq_h5u_read_f64(g, "max", &v, &n, err));
-    max = n ? v[0] : 0;
-    free(v);
+    storq_info_hist h;
+    STORQ_TRY(storq_info_hist_read(g, &h, err));
+    char text[64];
     storq_table_add(&pt->hists, "%s", name);
-    storq_table_add(&pt->hists, "%" PRIu64, count);
-    storq_table_add(&pt->hists, "%.6g", mean);
-    storq_table_add(&pt->hists, "%.6g", min);
-    storq_table_add(&pt->hists, "%.6g", max);
+    storq_table_add(&pt->hists, "%" PRIu64, h.count);
+    storq_table_add(&pt->hists, "%.6g", h.mean);
+    storq_table_add(&pt->hists, "%.6g", h.min);
+    for (int i = 0; i < STORQ_INFO_NQUANTILES; i++) {
+        storq_info_quantile_text(&h, i, text, sizeof text);
+        storq_table_add(&pt->hists, "%s", text);
+    }
+    storq_table_add(&pt->hists, "%.6g", h.max);
+    storq_info_resolution_text(&h, text, sizeof text);
+    storq_table_add(&pt->hists, "%s", text);
     storq_table_add(&pt->hists, "%s", unit);
     return STORQ_OK;
 }
@@ -577,7 +585,7 @@ static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char 
     if (rc) {
         /* err is set */
     } else if (strcmp(kind, "scalar") == 0) {
-        rc = add_scalar(pt, g, name, u, err);
+        rc = add_scalar(pt, g, theory, name, u, err);
     } else if (strcmp(kind, "vector") == 0) {
         rc = add_vector(pt, g, theory, name, u, err);
     } else if (strcmp(kind, "histogram") == 0) {
@@ -639,17 +647,18 @@ static void print_section(FILE *out, storq_table *t)
 static int print_observables(hid_t point, FILE *out, storq_error *err)
 {
     point_tables pt;
-    storq_table_init(&pt.scalars, 4, NULL, "    ");
+    storq_table_init(&pt.scalars, 5, NULL, "    ");
     storq_table_title(&pt.scalars, "  scalars:");
-    storq_table_header(&pt.scalars, "scalar", "mean", "ci95", "unit", (char *)NULL);
+    storq_table_header(&pt.scalars, "scalar", "mean", "ci95", "theory", "unit", (char *)NULL);
     storq_table_init(&pt.vectors, 5, NULL, "    ");
     storq_table_title(&pt.vectors, "  vectors:");
     storq_table_header(&pt.vectors, "vector", "shape", "mean (first values)",
-                       "theory (same name)", "unit", (char *)NULL);
-    storq_table_init(&pt.hists, 6, NULL, "    ");
-    storq_table_title(&pt.hists, "  histograms:");
-    storq_table_header(&pt.hists, "histogram", "count", "mean", "min", "max", "unit",
-                       (char *)NULL);
+                       "theory (grid or name)", "unit", (char *)NULL);
+    storq_table_init(&pt.hists, 11, NULL, "    ");
+    storq_table_title(&pt.hists, "  histograms (quantiles read off the bins, within the "
+                      "resolution; <x: below the first bin edge x, >=x: beyond the last):");
+    storq_table_header(&pt.hists, "histogram", "count", "mean", "min", "p50", "p90", "p99",
+                       "p99.9", "max", "resolution", "unit", (char *)NULL);
 
     hid_t obs = H5Gopen2(point, STORQ_SCHEMA_OBSERVABLES, H5P_DEFAULT);
     hid_t theory = storq_h5u_has_link(point, STORQ_SCHEMA_THEORY)

@@ -246,6 +246,9 @@ int storq_fj_theory(const void *vctx, storq_theory *out, storq_error *err)
     if (!uniform)
         return STORQ_OK; /* the paper's bounds and exact results assume Poisson lambda/g per group
                           */
+    if (!(lg < c->capacity))
+        return STORQ_OK; /* beyond capacity (--allow-unstable, storq theory): no steady state for
+                          * the bounds and exact means below to describe */
 
     double ub = fj_pk(lg, m.es, m.vs);
     if (isfinite(ub))

@@ -185,7 +185,8 @@ int storq_th_theory(const void *vctx, storq_theory *out, storq_error *err)
         STORQ_TRY(add1(out, name, "1/time", desc, C, err));
         const char *label;
         const double g = storq_th_gap(x, P, &label);
-        if (label) {
+        /* a delay gap needs finite delays: none at or beyond the policy's capacity */
+        if (label && !(x->lambda * x->Ek >= C)) {
             snprintf(name, sizeof name, "gap_%s", P->name);
             snprintf(desc, sizeof desc, "%s: the paper's delay gap to the optimum, %s", P->spec,
                      label);

@@ -20,6 +20,7 @@
 #include "run_spec.h"
 #include "storq_version.h"
 #include "table.h"
+#include "views.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -31,8 +32,8 @@ static const char usage_text[] =
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
     "  (--task I/N: only the points p with p % N == I, task I of a job array of N, to merge later)\n"
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
-    "  storq theory MODEL [--param value ...]   analytic companions only, as a table\n"
-    "  storq info FILE.h5          what a results file holds\n"
+    "  storq theory MODEL [--param value ...] [--only A,B] [--format table|csv|json]   analytic companions only\n"
+    "  storq info FILE.h5 [--format table|csv|json]   what a results file holds\n"
     "  storq merge [--force] OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
     "  storq --version\n"
     "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n"
@@ -126,42 +127,22 @@ static int cmd_models(int argc, char **argv)
     return 0;
 }
 
+/* The work is in views.c (options --only and --format, the unstable statement, the formats). */
 static int cmd_theory(int argc, char **argv)
 {
     storq_error err = {0};
-    storq_run_spec spec;
-    int rc = storq_theory_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
-    if (!rc && !spec.help)
-        rc = storq_memory_budget_local(NULL, &err);
-    if (!rc && spec.help) {
-        print_help(spec.model);
-        storq_run_spec_free(&spec);
-        return 0;
-    }
-    for (size_t p = 0; !rc && p < spec.npoints; p++) {
-        void *ctx = NULL;
-        storq_theory theory = {0};
-        rc = spec.model->prepare(&spec.points[p], &ctx, &err);
-        if (!rc && !spec.model->theory)
-            rc = storq_fail(&err, STORQ_ERR_USAGE, "model '%s' has no analytic companions", spec.model->name);
-        if (!rc)
-            rc = spec.model->theory(ctx, &theory, &err);
-        if (!rc)
-            storq_report_theory(stdout, &spec.points[p], &theory);
-        storq_theory_free(&theory);
-        if (ctx)
-            spec.model->release(ctx);
-    }
-    storq_run_spec_free(&spec);
+    const storq_model *model = NULL;
+    int parsed = 0, help = 0;
+    int rc = storq_view_theory(argc, argv, &parsed, &help, &model, &err);
+    if (!rc && help)
+        print_help(model);
     return rc ? report_error(&err, !parsed) : 0;
 }
 
 static int cmd_info(int argc, char **argv)
 {
     storq_error err = {0};
-    if (argc != 1)
-        return usage_error("storq info FILE.h5 (one results file)");
-    int rc = storq_h5_info(argv[0], stdout, &err);
+    int rc = storq_view_info(argc, argv, &err);
     return rc ? report_error(&err, 0) : 0;
 }
 

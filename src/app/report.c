@@ -159,17 +159,27 @@ int storq_report_steady_state(FILE *out, size_t point_id, const storq_params *pa
     return 1;
 }
 
-void storq_report_theory(FILE *out, const storq_params *params, const storq_theory *theory)
+/* Whether name is among names (every name when names is NULL). */
+static int among(const char *name, char *const *names, size_t n)
 {
-    fprintf(out, "theory for ");
-    storq_report_params(out, params);
+    if (!names)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(names[i], name))
+            return 1;
+    return 0;
+}
+
+void storq_report_theory_select(FILE *out, const storq_theory *theory, char *const *names,
+                                size_t nnames, int arrays)
+{
     storq_table numbers;
     storq_table_init(&numbers, 4, "l r l  l", "  ");
     storq_table_min_width(&numbers, 0, 24);
     storq_table_min_width(&numbers, 1, 16);
     for (size_t i = 0; i < theory->n; i++) {
         const storq_array *a = &theory->items[i];
-        if (a->len != 1)
+        if (a->len != 1 || !among(a->name, names, nnames))
             continue;
         storq_table_add(&numbers, "%s", a->name);
         storq_table_add(&numbers, "%.10g", a->data[0]);
@@ -178,16 +188,19 @@ void storq_report_theory(FILE *out, const storq_params *params, const storq_theo
     }
     storq_table_print(&numbers, out);
     storq_table_free(&numbers);
-    /* Arrays that share a grid print as columns of one table. */
+    if (!arrays)
+        return;
+    /* Arrays that share a grid print as columns of one table, in full. */
     int printed[256] = {0};
     for (size_t i = 0; i < theory->n && i < 256; i++) {
         const storq_array *a = &theory->items[i];
-        if (a->len == 1 || printed[i])
+        if (a->len == 1 || printed[i] || !among(a->name, names, nnames))
             continue;
         size_t cols[16], nc = 0;
         for (size_t j = i; j < theory->n && j < 256 && nc < 16; j++) {
             const storq_array *b = &theory->items[j];
-            if (!printed[j] && b->len == a->len && strcmp(b->grid, a->grid) == 0) {
+            if (!printed[j] && b->len == a->len && strcmp(b->grid, a->grid) == 0 &&
+                among(b->name, names, nnames)) {
                 cols[nc++] = j;
                 printed[j] = 1;
             }

@@ -12,8 +12,11 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
                         const storq_summary *sim, const storq_theory *theory,
                         const storq_theory *comparison);
 
-/* Theory arrays alone (`storq theory`): numbers, then tables of arrays that share a grid. */
-void storq_report_theory(FILE *out, const storq_params *params, const storq_theory *theory);
+/* Theory arrays alone (`storq theory`): the one-number arrays among names[0..nnames) (every one
+ * when names is NULL) as a table; with arrays set, then the longer ones in full, those that share
+ * a grid as columns of one table. */
+void storq_report_theory_select(FILE *out, const storq_theory *theory, char *const *names,
+                                size_t nnames, int arrays);
 
 void storq_report_params(FILE *out, const storq_params *params);
 
