@@ -33,3 +33,6 @@ set_tests_properties(e2e_precision PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL
 add_test(NAME e2e_memory COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_memory.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# storq theory and storq info output: formats, summary, quantiles, theory column (issue 13)
+add_test(NAME e2e_views COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_views.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_views PROPERTIES LABELS "e2e" TIMEOUT 120)

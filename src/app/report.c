@@ -24,6 +24,18 @@ void storq_report_params(FILE *out, const storq_params *params)
 
 static const char *unit_or_blank(const char *u) { return u && *u ? u : ""; }
 
+/* The theory array shown beside observable def: the one the model declared for it (its grid
+ * names def and it has def's length), else one of def's own name and length; the rule storq
+ * info follows too (io/h5_info_theory.h). */
+static const storq_array *theory_for(const storq_theory *theory, const storq_obs_def *def)
+{
+    for (size_t i = 0; theory && i < theory->n; i++)
+        if (!strcmp(theory->items[i].grid, def->name) && theory->items[i].len == def->length)
+            return &theory->items[i];
+    const storq_array *same = storq_theory_find(theory, def->name);
+    return same && same->len == def->length ? same : NULL;
+}
+
 /* The name column the scalars and the comparisons share (they print apart, vectors between). */
 static size_t name_width(const storq_summary *sim, const storq_theory *comparison)
 {
@@ -53,7 +65,7 @@ static void report_scalars(FILE *out, const storq_summary *sim, const storq_theo
         const storq_obs_def *def = &obs->defs[d];
         if (def->kind != STORQ_OBS_SCALAR || storq_steady_is_half(def->name))
             continue; /* the halves show as the steady-state check's comparisons */
-        const storq_array *th = storq_theory_find(theory, def->name);
+        const storq_array *th = theory_for(theory, def);
         size_t j = def->value_offset;
         storq_table_add(&t, "%s", def->name);
         storq_table_add(&t, "%.6g", sim->mean[j]);
@@ -82,7 +94,8 @@ static void report_vector(FILE *out, const storq_obs_def *def, const storq_summa
                       t ? "simulation beside theory" : "simulation");
     storq_table_header(&v, def->axis_name[0] ? def->axis_name : "index", "mean", "ci95",
                        t ? "theory" : "", (char *)NULL);
-    for (size_t i = 0; i < def->length && i < MAX_VECTOR_ROWS; i++) {
+    size_t i = 0;
+    for (; i < def->length && i < MAX_VECTOR_ROWS; i++) {
         double m = sim->mean[def->value_offset + i];
         double th = t && i < t->len ? t->data[i] : NAN;
         if (i > 1 && fabs(m) < 1e-6 && (!t || fabs(th) < 1e-6))
@@ -97,6 +110,13 @@ static void report_vector(FILE *out, const storq_obs_def *def, const storq_summa
     }
     storq_table_print(&v, out);
     storq_table_free(&v);
+    if (i < def->length) /* the rest is in the results file: say so, and how much */
+        fprintf(out, "  ... %zu more %s (%s %g to %g%s), in the results file\n", def->length - i,
+                !strcmp(def->axis_name, "level") ? "levels" : "rows",
+                def->axis_name[0] ? def->axis_name : "index",
+                def->axis ? def->axis[i] : (double)i,
+                def->axis ? def->axis[def->length - 1] : (double)(def->length - 1),
+                i < MAX_VECTOR_ROWS ? ", below 1e-6" : "");
 }
 
 /* One-number comparisons (distances, errors) under the scalars' name column. */
@@ -127,13 +147,24 @@ void storq_report_point(FILE *out, size_t point_id, const storq_params *params,
     const size_t width = name_width(sim, comparison);
     report_scalars(out, sim, theory, width);
     const storq_observables *obs = sim->schema;
+    char rest[512] = "";
+    size_t used = 0, nrest = 0;
     for (size_t d = 0; d < obs->ndefs; d++) {
         const storq_obs_def *def = &obs->defs[d];
-        const storq_array *t = storq_theory_find(theory, def->name);
-        /* Vectors with a theory companion; matrices are in the file. */
-        if (def->kind == STORQ_OBS_VECTOR && def->cols == 1 && t)
+        const storq_array *t = def->kind == STORQ_OBS_VECTOR ? theory_for(theory, def) : NULL;
+        /* Vectors with a theory companion; the others (and matrices, histograms) are named. */
+        if (def->kind == STORQ_OBS_VECTOR && def->cols == 1 && t) {
             report_vector(out, def, sim, t);
+        } else if (def->kind != STORQ_OBS_SCALAR) {
+            nrest++;
+            if (used + strlen(def->name) + 8 < sizeof rest)
+                used += (size_t)snprintf(rest + used, sizeof rest - used, "%s%s",
+                                         used ? ", " : "", def->name);
+        }
     }
+    if (nrest)
+        fprintf(out, "  in the results file only (storq info): %s%s\n", rest,
+                used && nrest > 0 && strlen(rest) + 8 >= sizeof rest ? ", ..." : "");
     report_comparisons(out, comparison, width);
     fputc('\n', out);
     fflush(out);
