@@ -655,8 +655,8 @@ static int print_observables(hid_t point, FILE *out, storq_error *err)
     storq_table_header(&pt.vectors, "vector", "shape", "mean (first values)",
                        "theory (grid or name)", "unit", (char *)NULL);
     storq_table_init(&pt.hists, 11, NULL, "    ");
-    storq_table_title(&pt.hists, "  histograms (quantiles read off the bins, within the "
-                      "resolution; <x: below the first bin edge x, >=x: beyond the last):");
+    storq_table_title(&pt.hists, "  histograms: (quantiles read off the bins, within the "
+                      "resolution; <x: below the first bin edge x, >=x: beyond the last)");
     storq_table_header(&pt.hists, "histogram", "count", "mean", "min", "p50", "p90", "p99",
                        "p99.9", "max", "resolution", "unit", (char *)NULL);
 

@@ -369,7 +369,9 @@ static void test_info(const char *final)
         fprintf(stderr, "info: %s\n", err.msg);
     const char *expect[] = {"format_version  1, 0", "points: 3 (3 complete)", "lambda [1/time]",
                             "WF-long", "delay_mean", "+- ", "1 0.5015 0.2515 0.1265 ...", "1 0.5 0.25 0.125 ...",
-                            "u_l1", "u_l1_noise", "histograms:", "20000", NULL};
+                            "u_l1", "u_l1_noise", "histograms:", "20000",
+                            /* the Exp(1) quantiles ln 2, 2.303, 4.605, 6.908 within 2^-4 */
+                            "p50     p90    p99    p99.9", "0.6932  2.304  4.612  6.9", NULL};
     for (const char **e = expect; *e; e++)
         if (!contains("test_h5_writer_info.txt", *e)) {
             fprintf(stderr, "info output lacks '%s'\n", *e);
