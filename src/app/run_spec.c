@@ -674,6 +674,32 @@ static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error 
 
 /* ---- command line ---- */
 
+/* The model --help describes: the one named, the sweep file's, or none. A name that is neither is
+ * refused, as without --help. */
+static int help_model(const char *target, int with_run_options, storq_run_spec *spec,
+                      storq_error *err)
+{
+    if (!target)
+        return STORQ_OK;
+    if (with_run_options && ends_with(target, ".ini")) {
+        storq_sweep_file f;
+        STORQ_TRY(storq_sweep_file_read(target, &f, err));
+        const storq_sweep_entry *m = storq_sweep_file_find(&f, "run", "model");
+        spec->model = m ? storq_model_find(m->value) : NULL;
+        int rc = STORQ_OK;
+        if (m && !spec->model)
+            rc = storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [run] model: unknown model '%.60s' "
+                            "(see `storq models`)", f.path, m->line, m->value);
+        storq_sweep_file_free(&f);
+        return rc;
+    }
+    spec->model = storq_model_find(target);
+    if (!spec->model)
+        return storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s (see `storq models`)",
+                          target, with_run_options ? " and not a sweep file (.ini)" : "");
+    return STORQ_OK;
+}
+
 /* The run options given as flags, over the sweep file's [run] values. */
 static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_error *err)
 {
@@ -749,7 +775,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     if (!rc && a.help) {
         /* usage asked for: the model, if one is named, is all the caller needs */
         spec->help = 1;
-        spec->model = a.target ? storq_model_find(a.target) : NULL;
+        rc = help_model(a.target, with_run_options, spec, err);
     } else if (!rc && !a.target) {
         rc = storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
                         with_run_options ? " or a sweep file (.ini)" : "");
