@@ -2,9 +2,9 @@
 # Help where people look for it: every help form exits 0 and prints the usage or the model's
 # parameters; `storq help MODEL` prints the page's summary; unknown topics exit 2; docs/storq.1 is
 # what `storq --man` generates; `cmake --install` puts storq and the man page under a prefix.
-# Usage: e2e_help.sh STORQ SOURCE_DIR BUILD_DIR
+# Usage: e2e_help.sh STORQ SOURCE_DIR BUILD_DIR [CMAKE]
 set -uo pipefail
-storq=$(realpath "$1"); src=$(realpath "$2"); build=$(realpath "$3")
+storq=$(realpath "$1"); src=$(realpath "$2"); build=$(realpath "$3"); cmake=${4:-cmake}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -96,7 +96,7 @@ fi
 
 # The install: the binary and the man page under a prefix; the installed binary needs no source
 # tree for its help.
-if cmake --install "$build" --prefix "$work/prefix" > install.log 2>&1; then
+if "$cmake" --install "$build" --prefix "$work/prefix" > install.log 2>&1; then
   [ -x prefix/bin/storq ] && echo "ok: installed bin/storq" || fail "no bin/storq under the prefix"
   cmp -s prefix/share/man/man1/storq.1 "$src/docs/storq.1" && echo "ok: installed share/man/man1/storq.1" || fail "no share/man/man1/storq.1 under the prefix"
   (cd / && "$work/prefix/bin/storq" help cluster) | grep -q "Source: Virag Shah" && echo "ok: the installed storq prints a page summary" || fail "installed storq help cluster"
