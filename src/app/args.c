@@ -65,10 +65,9 @@ static int add_param(storq_args *args, const char *name, size_t len, const char 
     return STORQ_OK;
 }
 
-int storq_args_parse(int argc, char **argv, int with_run_options, storq_args *args,
-                     storq_error *err)
+static int parse(int argc, char **argv, int with_run_options, storq_args *args,
+                 storq_error *err)
 {
-    memset(args, 0, sizeof *args);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int *flag = flag_option(args, a, with_run_options);
@@ -98,6 +97,24 @@ int storq_args_parse(int argc, char **argv, int with_run_options, storq_args *ar
         }
     }
     return STORQ_OK;
+}
+
+int storq_args_parse(int argc, char **argv, int with_run_options, storq_args *args,
+                     storq_error *err)
+{
+    memset(args, 0, sizeof *args);
+    int help = 0;
+    for (int i = 0; i < argc; i++)
+        help |= is(argv[i], "--help", "-h");
+    storq_error ignored = {0};
+    int rc = parse(argc, argv, with_run_options, args, help ? &ignored : err);
+    /* --help anywhere asks for help: what stands around it (`--n --help`, `-o --help`) is not
+     * checked, only the model named, if any, is used. */
+    if (help) {
+        args->help = 1;
+        return STORQ_OK;
+    }
+    return rc;
 }
 
 void storq_args_free(storq_args *args)

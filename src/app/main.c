@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "h5_info.h"
 #include "h5_merge.h"
+#include "help.h"
 #include "interrupt.h"
 #include "env_settings.h"
 #include "memory_budget.h"
@@ -35,7 +36,9 @@ static const char usage_text[] =
     "  storq theory MODEL [--param value ...] [--only A,B] [--format table|csv|json]   analytic companions only\n"
     "  storq info FILE.h5 [--format table|csv|json]   what a results file holds\n"
     "  storq merge [--force] OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
+    "  storq help [COMMAND|MODEL]  a command's usage, or a model's summary and parameters\n"
     "  storq --version\n"
+    "  storq --man                 the manual page (roff; installed as storq(1))\n"
     "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n"
     "Memory: --memory-limit SIZE (or STORQ_MEMORY_LIMIT) per node; default: its available memory\n"
     "Exit status: 0 done, 1 the machine failed (I/O, MPI), 2 invalid request (nothing run),\n"
@@ -64,30 +67,7 @@ static int usage_error(const char *usage)
 
 static void print_model(const storq_model *m)
 {
-    printf("%s: %s\n\n", m->name, m->summary);
-    storq_table t;
-    storq_table_init(&t, 6, NULL, "  ");
-    storq_table_header(&t, "parameter", "type", "default", "accepted", "unit", "meaning",
-                       (char *)NULL);
-    for (const storq_param_def *d = m->params; d->name; d++) {
-        char range[512];
-        if (d->laws)
-            snprintf(range, sizeof range, "a law: %s", storq_law_forms(d->laws));
-        else if (d->type == STORQ_PARAM_STRING)
-            snprintf(range, sizeof range, "%s", d->choices ? d->choices : "see the model's page");
-        else
-            storq_param_describe_range(d, range, sizeof range);
-        storq_table_add(&t, "%s", d->name);
-        storq_table_add(&t, "%s", d->type == STORQ_PARAM_INT    ? "int"
-                                  : d->type == STORQ_PARAM_REAL ? "real"
-                                                                : "string");
-        storq_table_add(&t, "%s", d->def ? d->def : "(required)");
-        storq_table_add(&t, "%s", range);
-        storq_table_add(&t, "%s", d->unit ? d->unit : "");
-        storq_table_add(&t, "%s", d->doc ? d->doc : "");
-    }
-    storq_table_print(&t, stdout);
-    storq_table_free(&t);
+    storq_help_print_model(m, stdout);
 }
 
 /* --help after run or theory: the usage, and the parameters of the model named, if any. */
@@ -238,7 +218,7 @@ static int cmd_run(int argc, char **argv)
     /* Every rank parses the same arguments and files, so they agree on the points. --help and
      * --dry-run need no MPI. */
     int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
-    if ((!rc && spec.help) || spec.dry_run) {
+    if (spec.help || spec.dry_run) {
         if (storq_launcher_rank() == 0) {
             if (rc)
                 report_error(&err, 1);
@@ -275,12 +255,42 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* storq help [TOPIC]: the usage, a command's usage or a model's summary and parameters. */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc == 0) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (argc > 1)
+        return usage_error("storq help [COMMAND|MODEL] (one topic)");
+    return storq_help_topic(usage_text, argv[0], stdout);
+}
+
+static int is_help(const char *arg)
+{
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(usage_text, argc < 2 ? stderr : stdout);
-        return argc < 2 ? STORQ_ERR_USAGE : 0;
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return STORQ_ERR_USAGE;
     }
+    if (is_help(argv[1]))
+        return cmd_help(0, NULL);
+    if (!strcmp(argv[1], "help"))
+        return cmd_help(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "--man")) {
+        storq_help_man(usage_text, stdout);
+        return 0;
+    }
+    /* git-style: `storq COMMAND --help` is `storq help COMMAND` for the commands without models
+     * (run and theory read --help among their arguments, with the model named) */
+    if (argc >= 3 && is_help(argv[2]) &&
+        (!strcmp(argv[1], "models") || !strcmp(argv[1], "info") || !strcmp(argv[1], "merge")))
+        return cmd_help(1, argv + 1);
     if (!strcmp(argv[1], "--version")) {
         printf("storq %s (%s)\n", STORQ_VERSION, STORQ_GIT_COMMIT);
         return 0;

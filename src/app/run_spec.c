@@ -12,6 +12,7 @@
 #include "output_lock.h"
 #include "registry.h"
 #include "sweep_file.h"
+#include "sweep_paths.h"
 
 #define DEFAULT_REPLICATIONS 10
 #define DEFAULT_SEED 1
@@ -134,8 +135,10 @@ int storq_split_values(const storq_param_def *def, const char *text, char ***val
 
 /* ---- assignments ---- */
 
+/* dir: the directory of the sweep file text was read from, whose relative trace paths name files
+ * there (sweep_paths.h); NULL for the command line and the defaults. */
 static int set_assignment(storq_run_spec *spec, const char *name, const char *text,
-                          const char *where, storq_error *err)
+                          const char *where, const char *dir, storq_error *err)
 {
     size_t idx;
     const storq_param_def *def = storq_param_find(spec->model->params, name, &idx);
@@ -152,6 +155,15 @@ static int set_assignment(storq_run_spec *spec, const char *name, const char *te
     char **values;
     size_t n;
     STORQ_TRY(storq_split_values(def, text, &values, &n, err));
+    for (size_t i = 0; dir && i < n; i++) {
+        char *in_dir = storq_value_in_dir(spec->model, def, dir, values[i]);
+        if (!in_dir) {
+            free_values(values, n);
+            return STORQ_RUNTIME_FAIL(err, "out of memory");
+        }
+        free(values[i]);
+        values[i] = in_dir;
+    }
     /* Check every value now, so a typo in a long sweep fails before anything runs. */
     for (size_t i = 0; i < n; i++) {
         storq_param_value v;
@@ -205,7 +217,7 @@ static int fill_defaults(storq_run_spec *spec, storq_error *err)
     for (size_t i = 0; i < np; i++)
         if (!spec->assign[i].nvalues)
             STORQ_TRY(set_assignment(spec, spec->model->params[i].name, spec->model->params[i].def,
-                                     "", err));
+                                     "", NULL, err));
     return STORQ_OK;
 }
 
@@ -562,8 +574,26 @@ static int locate(storq_error *err, const char *key, const char *where)
     return err->code;
 }
 
+/* Where a sweep file's relative paths point (sweep_paths.h): its directory as given, for the
+ * output (opened from here), and as an absolute path, for traces (their path is stored in the
+ * results file's /run/config and compared by --resume, which may run from another directory). */
+typedef struct sweep_dirs {
+    char *given, *absolute;
+} sweep_dirs;
+
+static int set_output_in_dir(storq_run_spec *spec, const char *dir, const char *value,
+                             storq_error *err)
+{
+    if (!*value)
+        return set_output(spec, value, err); /* refused, as -o "" */
+    char *path = storq_path_in_dir(dir, value);
+    int rc = path ? set_output(spec, path, err) : STORQ_RUNTIME_FAIL(err, "out of memory");
+    free(path);
+    return rc;
+}
+
 static int apply_run_entry(storq_run_spec *spec, const storq_sweep_entry *e, const char *where,
-                           storq_error *err)
+                           const sweep_dirs *dirs, storq_error *err)
 {
     const char *key = e->key, *value = e->value;
     if (!strcmp(key, "model"))
@@ -573,7 +603,8 @@ static int apply_run_entry(storq_run_spec *spec, const storq_sweep_entry *e, con
     if (!strcmp(key, "seed"))
         return set_seed(spec, where, value, err);
     if (!strcmp(key, "output"))
-        return set_output(spec, value, err) ? locate(err, "output", where) : STORQ_OK;
+        return set_output_in_dir(spec, dirs->given, value, err) ? locate(err, "output", where)
+                                                                 : STORQ_OK;
     if (!strcmp(key, "zip"))
         return set_zip(spec, where, value, err);
     if (!strcmp(key, "precision"))
@@ -592,7 +623,8 @@ static int apply_run_entry(storq_run_spec *spec, const storq_sweep_entry *e, con
 }
 
 /* [class.NAME] sections: together they are the model's `classes`, given one class at a time. */
-static int apply_class_sections(const storq_sweep_file *f, storq_run_spec *spec, storq_error *err)
+static int apply_class_sections(const storq_sweep_file *f, storq_run_spec *spec,
+                                const sweep_dirs *dirs, storq_error *err)
 {
     char *classes;
     int line;
@@ -608,7 +640,7 @@ static int apply_class_sections(const storq_sweep_file *f, storq_run_spec *spec,
     } else {
         char where[1024];
         snprintf(where, sizeof where, "%s:%d: [class.*]", f->path, line);
-        if (set_assignment(spec, "classes", classes, "--", err)) {
+        if (set_assignment(spec, "classes", classes, "--", dirs->absolute, err)) {
             rc = locate(err, "classes", where);
         } else {
             size_t idx;
@@ -621,7 +653,8 @@ static int apply_class_sections(const storq_sweep_file *f, storq_run_spec *spec,
 }
 
 /* The model first (from [run]), then every section and key in file order. */
-static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec, storq_error *err)
+static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec,
+                            const sweep_dirs *dirs, storq_error *err)
 {
     char where[1024];
     const storq_sweep_entry *m = storq_sweep_file_find(f, "run", "model");
@@ -649,30 +682,60 @@ static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec, sto
         const storq_sweep_entry *e = &f->entries[i];
         snprintf(where, sizeof where, "%s:%d: [%s] %s", f->path, e->line, e->section, e->key);
         if (!strcmp(e->section, "run")) {
-            STORQ_TRY(apply_run_entry(spec, e, where, err));
+            STORQ_TRY(apply_run_entry(spec, e, where, dirs, err));
             continue;
         }
         if (storq_is_class_section(e->section))
             continue; /* below, all classes at once */
-        if (set_assignment(spec, e->key, e->value, "--", err))
+        if (set_assignment(spec, e->key, e->value, "--", dirs->absolute, err))
             return locate(err, e->key, where);
         size_t idx;
         storq_param_find(spec->model->params, e->key, &idx);
         spec->assign[idx].line = e->line;
     }
-    return apply_class_sections(f, spec, err);
+    return apply_class_sections(f, spec, dirs, err);
 }
 
 static int parse_sweep_file(const char *path, storq_run_spec *spec, storq_error *err)
 {
     storq_sweep_file f;
     STORQ_TRY(storq_sweep_file_read(path, &f, err));
-    int rc = apply_sweep_file(&f, spec, err);
+    sweep_dirs dirs = {storq_sweep_dir(path, 0), storq_sweep_dir(path, 1)};
+    int rc = dirs.given && dirs.absolute ? apply_sweep_file(&f, spec, &dirs, err)
+                                         : STORQ_RUNTIME_FAIL(err, "out of memory");
+    free(dirs.given);
+    free(dirs.absolute);
     storq_sweep_file_free(&f);
     return rc;
 }
 
 /* ---- command line ---- */
+
+/* The model --help describes: the one named, the sweep file's, or none. A name that is neither is
+ * refused, as without --help. */
+static int help_model(const char *target, int with_run_options, storq_run_spec *spec,
+                      storq_error *err)
+{
+    if (!target)
+        return STORQ_OK;
+    if (with_run_options && ends_with(target, ".ini")) {
+        storq_sweep_file f;
+        STORQ_TRY(storq_sweep_file_read(target, &f, err));
+        const storq_sweep_entry *m = storq_sweep_file_find(&f, "run", "model");
+        spec->model = m ? storq_model_find(m->value) : NULL;
+        int rc = STORQ_OK;
+        if (m && !spec->model)
+            rc = storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [run] model: unknown model '%.60s' "
+                            "(see `storq models`)", f.path, m->line, m->value);
+        storq_sweep_file_free(&f);
+        return rc;
+    }
+    spec->model = storq_model_find(target);
+    if (!spec->model)
+        return storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s (see `storq models`)",
+                          target, with_run_options ? " and not a sweep file (.ini)" : "");
+    return STORQ_OK;
+}
 
 /* The run options given as flags, over the sweep file's [run] values. */
 static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_error *err)
@@ -749,7 +812,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     if (!rc && a.help) {
         /* usage asked for: the model, if one is named, is all the caller needs */
         spec->help = 1;
-        spec->model = a.target ? storq_model_find(a.target) : NULL;
+        rc = help_model(a.target, with_run_options, spec, err);
     } else if (!rc && !a.target) {
         rc = storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
                         with_run_options ? " or a sweep file (.ini)" : "");
@@ -769,12 +832,12 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
      * parameter, `classes`, together. */
     for (size_t i = 0; !rc && !spec->help && i < a.nparams; i++)
         if (strcmp(a.params[i].name, "class") || !spec->model->class_fields)
-            rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", err);
+            rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", NULL, err);
     char *classes = NULL;
     if (!rc && !spec->help)
         rc = storq_classes_from_flags(spec->model, &a, &classes, err);
     if (!rc && classes)
-        rc = set_assignment(spec, "classes", classes, "--", err);
+        rc = set_assignment(spec, "classes", classes, "--", NULL, err);
     free(classes);
     if (!rc && !spec->help)
         rc = check_precision(spec, err);
