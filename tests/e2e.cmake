@@ -33,3 +33,7 @@ set_tests_properties(e2e_precision PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL
 add_test(NAME e2e_memory COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_memory.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# Progress: lines within a long replication (log and terminal), --quiet, two ranks, same bits.
+add_test(NAME e2e_progress COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_progress.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_progress PROPERTIES LABELS "e2e" TIMEOUT 180 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")
