@@ -60,6 +60,11 @@ int64_t storq_workqueue_read(storq_workqueue *wq, size_t c)
     return fetch_and_op(wq, c, 0, MPI_NO_OP);
 }
 
+void storq_workqueue_set(storq_workqueue *wq, size_t c, int64_t value)
+{
+    fetch_and_op(wq, c, value, MPI_REPLACE);
+}
+
 void storq_workqueue_destroy(storq_workqueue **wq)
 {
     if (!wq || !*wq)

@@ -21,6 +21,8 @@ int64_t storq_workqueue_next(storq_workqueue *wq, size_t c);
 void storq_workqueue_drain(storq_workqueue *wq, size_t c, int64_t n);
 /* The current value of counter c (a flag some other process may have set). */
 int64_t storq_workqueue_read(storq_workqueue *wq, size_t c);
+/* Set counter c to value (a rank's latest figure that rank 0 reads, e.g. its progress). */
+void storq_workqueue_set(storq_workqueue *wq, size_t c, int64_t value);
 /* Collective. Accepts NULL and *wq == NULL. */
 void storq_workqueue_destroy(storq_workqueue **wq);
 

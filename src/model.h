@@ -30,6 +30,9 @@ typedef struct storq_model {
                    storq_theory *out, storq_error *err);
     /* Optional: relative cost of one replication, to hand out the largest work first. */
     double (*cost)(const void *ctx);
+    /* Optional: about how far the step count a replication passes to storq_stop_due (src/stop.h)
+     * goes, so that progress can count a replication in flight; an estimate is enough. */
+    double (*steps)(const void *ctx);
     /* Optional: the name of the point's headline scalar observable (the one --precision targets
      * when no observable is named), or NULL when the point has none. */
     const char *(*headline)(const void *ctx);

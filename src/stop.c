@@ -1,6 +1,7 @@
 #include "stop.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -35,8 +36,33 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int storq_tick(void)
+static atomic_uint_least64_t steps_total = 0;
+static _Thread_local uint64_t steps_current = 0; /* the thread's replication, at its last tick */
+
+void storq_steps_begin(void)
 {
+    steps_current = 0;
+}
+
+uint64_t storq_steps_current(void)
+{
+    return steps_current;
+}
+
+uint64_t storq_steps_total(void)
+{
+    return (uint64_t)atomic_load_explicit(&steps_total, memory_order_relaxed);
+}
+
+int storq_tick(uint64_t events)
+{
+    /* once per STORQ_STOP_EVERY steps: one relaxed atomic add, shared by the process's threads */
+    if (events > steps_current) {
+        atomic_fetch_add_explicit(&steps_total, events - steps_current, memory_order_relaxed);
+        steps_current = events;
+    } else if (events < steps_current) {
+        steps_current = events; /* a replication begun without storq_steps_begin */
+    }
     if (poll_fn) {
         double t = now();
         if (t - poll_last >= poll_interval) {

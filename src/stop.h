@@ -23,15 +23,26 @@ int storq_stop_signal(void);
 typedef void (*storq_poll_fn)(void *arg);
 void storq_poll_install(storq_poll_fn fn, void *arg, double interval_seconds);
 
-/* Run the poll function if it is due; return the stop signal (0: go on). */
-int storq_tick(void);
+/* Called by storq_stop_due every STORQ_STOP_EVERY steps with the kernel's count: it adds the
+ * steps to the counts below, runs the poll function if it is due and returns the stop signal
+ * (0: go on). */
+int storq_tick(uint64_t events);
 
-/* For a kernel's event loop: nonzero on every STORQ_STOP_EVERY-th event once a stop was asked
- * (and, on those events, the poll function runs when due). */
+/* For a kernel's event loop (events: its step count, 0 at the replication's start): nonzero on
+ * every STORQ_STOP_EVERY-th event once a stop was asked (and, on those events, the steps are
+ * counted for progress and the poll function runs when due). */
 static inline int storq_stop_due(uint64_t events)
 {
-    return (events & (STORQ_STOP_EVERY - 1)) == 0 && storq_tick() != 0;
+    return (events & (STORQ_STOP_EVERY - 1)) == 0 && storq_tick(events) != 0;
 }
+
+/* Progress within replications, as the kernels' steps reach storq_tick (so up to
+ * STORQ_STOP_EVERY - 1 steps behind per replication). storq_steps_begin: the calling thread
+ * starts a replication. storq_steps_current: the steps of the calling thread's replication so
+ * far. storq_steps_total: the steps of every thread of the process so far. */
+void storq_steps_begin(void);
+uint64_t storq_steps_current(void);
+uint64_t storq_steps_total(void);
 
 /* The status a replication returns when it gives up: STORQ_STOPPED, with the signal named. */
 int storq_stopped(storq_error *err);

@@ -12,6 +12,7 @@
 #include "params.h"
 #include "run_spec.h"
 #include "stats.h"
+#include "stop.h"
 
 static void test_t_quantiles(void)
 {
@@ -257,6 +258,33 @@ static void test_errors(void)
           !strstr(e2.msg, "characters)"));
 }
 
+/* The kernels' stop check counts their steps for progress: the steps since the last check, per
+ * thread and in all, whatever step the loop's first check sees. */
+static int polled = 0;
+static void count_poll(void *arg)
+{
+    (void)arg;
+    polled++;
+}
+
+static void test_steps(void)
+{
+    uint64_t before = storq_steps_total();
+    storq_poll_install(count_poll, NULL, 0.0);
+    storq_steps_begin();
+    for (uint64_t e = 0; e < 10 * STORQ_STOP_EVERY + 5; e++)
+        CHECK(storq_stop_due(e) == 0);
+    CHECK(storq_steps_current() == 10 * STORQ_STOP_EVERY);
+    CHECK(storq_steps_total() - before == 10 * STORQ_STOP_EVERY);
+    CHECK(polled == 11); /* at steps 0, 4096, ..., 40960 */
+    storq_steps_begin(); /* the next replication starts from 0 again */
+    for (uint64_t e = 0; e <= 3 * STORQ_STOP_EVERY; e++)
+        storq_stop_due(e);
+    CHECK(storq_steps_current() == 3 * STORQ_STOP_EVERY);
+    CHECK(storq_steps_total() - before == 13 * STORQ_STOP_EVERY);
+    storq_poll_install(NULL, NULL, 0.0);
+}
+
 int main(void)
 {
     test_errors();
@@ -264,5 +292,6 @@ int main(void)
     test_histograms();
     test_params();
     test_run_spec();
+    test_steps();
     return check_report("test_core");
 }

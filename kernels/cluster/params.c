@@ -582,6 +582,13 @@ static double cl_cost(const void *vctx)
     return (double)(c->warmup + c->arrivals) * (c->Ealpha + 1.0) * (double)c->npol;
 }
 
+/* The event loop counts requests. */
+static double cl_steps(const void *vctx)
+{
+    const cl_ctx *c = vctx;
+    return (double)(c->warmup + c->arrivals);
+}
+
 const storq_model storq_model_cluster = {
     .name = "cluster",
     .summary = "m servers holding chunked, MDS-coded files; requests delivered by balanced random "
@@ -595,5 +602,6 @@ const storq_model storq_model_cluster = {
     .theory = storq_cl_theory,
     .compare = storq_cl_compare,
     .cost = cl_cost,
+    .steps = cl_steps,
     .headline = cl_headline,
 };

@@ -305,6 +305,13 @@ static double fj_cost(const void *vctx)
            (c->companion ? 2.0 : 1.0);
 }
 
+/* The event loop counts jobs. */
+static double fj_steps(const void *vctx)
+{
+    const fj_ctx *c = vctx;
+    return (double)(c->warmup + c->arrivals);
+}
+
 const storq_model storq_model_forkjoin = {
     .name = "forkjoin",
     .summary = "(n,k) fork-join with cancellation in g groups (uniform, power-of-D or "
@@ -318,5 +325,6 @@ const storq_model storq_model_forkjoin = {
     .theory = storq_fj_theory,
     .compare = storq_fj_compare,
     .cost = fj_cost,
+    .steps = fj_steps,
     .headline = fj_headline,
 };

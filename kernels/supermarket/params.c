@@ -305,6 +305,15 @@ static double smk_cost(const void *vctx)
     return (double)c->n * c->horizon * c->lambda * per_job + init;
 }
 
+/* The event loop counts arrivals and task departures: about 1 + k events per job. */
+static double smk_steps(const void *vctx)
+{
+    const smk_ctx *c = vctx;
+    double jobs = c->mode == SMK_MODE_STEADY ? (double)(c->warmup + c->arrivals)
+                                             : (double)c->n * c->horizon * c->lambda;
+    return jobs * (1.0 + (double)c->k);
+}
+
 const storq_model storq_model_supermarket = {
     .name = "supermarket",
     .summary = "batch sampling: jobs of k tasks to the k shortest of L sampled FIFO queues among n "
@@ -317,5 +326,6 @@ const storq_model storq_model_supermarket = {
     .theory = storq_smk_theory,
     .compare = storq_smk_compare,
     .cost = smk_cost,
+    .steps = smk_steps,
     .headline = smk_headline,
 };

@@ -483,6 +483,13 @@ static double th_cost(const void *vctx)
     return N * (x->Ek + 1.0) * log2((double)x->L + 2.0) * (double)x->npol;
 }
 
+/* The event loop counts requests (and goes on while the last ones drain). */
+static double th_steps(const void *vctx)
+{
+    const th_ctx *x = vctx;
+    return (double)(x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals);
+}
+
 const storq_model storq_model_threads = {
     .name = "threads",
     .summary = "L download threads scheduled over (n,k)-coded requests (FCFS-R, SERPT-R, "
@@ -496,6 +503,7 @@ const storq_model storq_model_threads = {
     .theory = storq_th_theory,
     .compare = storq_th_compare,
     .cost = th_cost,
+    .steps = th_steps,
     .headline = th_headline,
     .class_fields = "share:n:k",
 };

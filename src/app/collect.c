@@ -73,11 +73,14 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     if (!rc && ps->checkpointed)
         rc = storq_h5_drop_checkpoint(st->file, p, err);
     ps->checkpointed = ps->dirty = 0;
-    if (!rc && !spec->quiet)
+    storq_progress_clear(&st->progress); /* the table below, not over the live line */
+    if (!rc && !spec->quiet) {
         storq_report_point(stdout, p, &spec->points[p], &sum, &ps->theory, &cmp);
+        fflush(stdout);
+    }
     if (!rc)
         storq_report_steady_state(stderr, p, &spec->points[p], headline, &sum);
-    storq_progress_point_done(&st->progress, st->cost[p] * (double)spec->replications);
+    storq_progress_point_done(&st->progress);
     storq_theory_free(&cmp);
     storq_summary_free(&sum);
     storq_point_result_free(&ps->res);
@@ -258,9 +261,7 @@ int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *
             rc = hold(ps, r, rec, seconds, err);
         } else {
             merge(st, p, r, rec, seconds);
-            storq_progress_replication(&st->progress, p, ps->reps_in, st->spec->replications,
-                                       st->cost[p] * (double)st->spec->replications,
-                                       rec->events);
+            storq_progress_replication(&st->progress);
             rc = decide(st, p, err);
             if (!rc && point_complete(st, p))
                 rc = finish_point(st, p, err);

@@ -81,9 +81,10 @@ static int prepare_points(run_state *st, storq_error *err)
     st->ctx = calloc(n, sizeof *st->ctx);
     st->obs = calloc(n, sizeof *st->obs);
     st->cost = calloc(n, sizeof *st->cost);
+    st->steps = calloc(n ? n : 1, sizeof *st->steps);
     st->done = calloc(n, 1);
     st->target = calloc(n ? n : 1, sizeof *st->target);
-    if (!st->ctx || !st->obs || !st->cost || !st->done || !st->target)
+    if (!st->ctx || !st->obs || !st->cost || !st->steps || !st->done || !st->target)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (size_t p = 0; p < n; p++) {
         /* Warnings (e.g. --allow-unstable) once per distinct point, from rank 0 only. */
@@ -95,6 +96,7 @@ static int prepare_points(run_state *st, storq_error *err)
         }
         STORQ_TRY(declare_point(spec, p, st->ctx[p], &st->obs[p], err));
         st->cost[p] = rep_cost(spec->model, st->ctx[p]);
+        st->steps[p] = spec->model->steps ? spec->model->steps(st->ctx[p]) : 0.0;
         if (spec->precision)
             STORQ_TRY(find_target(st, p, err));
     }
@@ -117,6 +119,86 @@ static int open_output(run_state *st, storq_error *err)
                                st->done, &st->file, err);
     return storq_h5_create(spec->output, &meta, spec->model, spec->points, spec->npoints, &st->file,
                            err);
+}
+
+/* ---- progress: every rank counts its work done in cost units, a replication in flight by its
+ * share of the model's steps (credited from the poll function, on the replication's own thread)
+ * and the rest when it ends; ranks other than 0 set their slots in the work-queue window, which
+ * rank 0 reads when a line is due. Nothing here touches a replication's values. ---- */
+
+static _Thread_local struct {
+    int active;
+    size_t point;
+    double credited; /* of cost[point] */
+} inflight;
+
+static void add_work(run_state *st, double w)
+{
+#pragma omp atomic update
+    st->work += w;
+}
+
+static void credit_inflight(run_state *st)
+{
+    size_t p = inflight.point;
+    if (!inflight.active || st->steps[p] <= 0)
+        return;
+    double share = (double)storq_steps_current() / st->steps[p];
+    double c = (share < 0.99 ? share : 0.99) * st->cost[p]; /* the rest when it ends */
+    if (c > inflight.credited) {
+        add_work(st, c - inflight.credited);
+        inflight.credited = c;
+    }
+}
+
+/* Ranks other than 0: this rank's steps and work into its slots, at most every poll_every
+ * seconds unless forced (the last time, before DONE, so rank 0's final count is exact). */
+static void publish(run_state *st, int force)
+{
+    int go;
+    double now = storq_now();
+#pragma omp critical(storq_progress_publish)
+    {
+        go = force || now - st->last_publish >= st->poll_every;
+        if (go)
+            st->last_publish = now;
+    }
+    if (!go || !st->wq)
+        return;
+    double work;
+#pragma omp atomic read
+    work = st->work;
+    int64_t bits;
+    memcpy(&bits, &work, sizeof bits);
+    size_t c = st->progress_slots + 2 * (size_t)st->rank;
+    storq_workqueue_set(st->wq, c, (int64_t)storq_steps_total());
+    storq_workqueue_set(st->wq, c + 1, bits);
+}
+
+/* Rank 0: the work done and the steps simulated, every rank together. */
+static void gather(run_state *st, double *work, uint64_t *events)
+{
+#pragma omp atomic read
+    *work = st->work;
+    *events = storq_steps_total();
+    for (int r = 1; r < st->nranks && st->wq; r++) {
+        size_t c = st->progress_slots + 2 * (size_t)r;
+        int64_t bits = storq_workqueue_read(st->wq, c + 1);
+        double w;
+        memcpy(&w, &bits, sizeof w);
+        *work += w;
+        *events += (uint64_t)storq_workqueue_read(st->wq, c);
+    }
+}
+
+static void show_progress(run_state *st)
+{
+    if (!storq_progress_due(&st->progress))
+        return;
+    double work;
+    uint64_t events;
+    gather(st, &work, &events);
+    storq_progress_show(&st->progress, work, events);
 }
 
 /* One unit: a replication (its record) or a point's theory, delivered to rank 0. */
@@ -142,12 +224,21 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
     if (rc)
         return rc;
     storq_stream_key key = {spec->seed, p, (uint64_t)u->rep};
+    inflight.active = 1;
+    inflight.point = p;
+    inflight.credited = 0.0;
+    storq_steps_begin();
     rc = model->replicate(st->ctx[p], &key, &rec, err);
+    inflight.active = 0;
     time.end = storq_now() - st->t0;
+    if (!rc)
+        add_work(st, st->cost[p] - inflight.credited);
     if (!rc)
         rc = st->rank == 0 ? storq_collect_record(st, p, (size_t)u->rep, &rec, 0, &time, err)
                            : storq_send_record(st->outbox, p, (size_t)u->rep, &rec, &time, err);
     storq_record_free(&rec);
+    if (st->progress_on && st->rank != 0)
+        publish(st, 0);
     return rc;
 }
 
@@ -163,13 +254,24 @@ static void fail(run_state *st, const storq_error *e)
     storq_workqueue_drain(st->wq, 0, (int64_t)st->nunits + 1);
 }
 
-/* Rank 0, from inside its own long replications (src/stop.h): take in the other ranks' results. */
-static void poll_results(void *arg)
+/* From inside long replications (src/stop.h), every poll_every seconds per thread: rank 0 takes
+ * in the other ranks' results and shows progress; every rank counts the replication's share. */
+static void poll(void *arg)
 {
     run_state *st = arg;
-    storq_error e = {0};
-    if (storq_collect_messages(st, &e) < 0)
-        fail(st, &e);
+    if (st->progress_on)
+        credit_inflight(st);
+    if (st->rank == 0 && st->nranks > 1) {
+        storq_error e = {0};
+        if (storq_collect_messages(st, &e) < 0)
+            fail(st, &e);
+    }
+    if (st->progress_on) {
+        if (st->rank == 0)
+            show_progress(st);
+        else
+            publish(st, 0);
+    }
 }
 
 /* Every thread of every rank takes units from the one queue until it is empty; rank 0's threads
@@ -190,6 +292,8 @@ static void work(run_state *st)
                 fail(st, &terr);
                 break;
             }
+            if (st->rank == 0)
+                show_progress(st);
             if (storq_interrupted()) {
                 storq_stopped(&terr);
                 fail(st, &terr);
@@ -217,6 +321,8 @@ static void finish_work(run_state *st)
 {
     storq_error e = {0};
     if (st->rank != 0) {
+        if (st->progress_on)
+            publish(st, 1); /* before DONE: rank 0 reads it after every DONE */
         int rc = storq_send_done(st->outbox, &st->status, &e);
         if (!rc)
             rc = storq_outbox_destroy(&st->outbox, &e);
@@ -233,8 +339,10 @@ static void finish_work(run_state *st)
                 st->status = e;
             return;
         }
-        if (got == 0)
+        if (got == 0) {
+            show_progress(st);
             nanosleep(&nap, NULL);
+        }
     }
     /* what came in of unfinished points stays in the file: --resume reruns only the rest */
     int rc;
@@ -266,6 +374,7 @@ static void release(run_state *st)
     free(st->ctx);
     free(st->obs);
     free(st->cost);
+    free(st->steps);
     free(st->done);
     free(st->units);
     free(st->target);
@@ -344,9 +453,13 @@ static int start_work(run_state *st, storq_error *err)
     if (!rc && st->rank != 0)
         rc = storq_outbox_create(st->comm, &st->outbox, err);
     rc = storq_reduce_status(rc, st->comm);
-    /* counter 0 hands out units; counter 1 + p is point p's "closed" flag (--precision) */
+    /* counter 0 hands out units; counter 1 + p is point p's "closed" flag (--precision); then two
+     * per rank for progress */
+    st->progress_slots = 1 + spec->npoints;
     if (!rc)
-        rc = storq_reduce_status(storq_workqueue_create(st->comm, 1 + spec->npoints, &st->wq, err),
+        rc = storq_reduce_status(storq_workqueue_create(st->comm,
+                                                        st->progress_slots + 2 * (size_t)st->nranks,
+                                                        &st->wq, err),
                                  st->comm);
     for (size_t p = 0; !rc && st->rank == 0 && p < spec->npoints; p++)
         if (st->points[p].closed) /* decided from a checkpoint */
@@ -355,6 +468,32 @@ static int start_work(run_state *st, storq_error *err)
     MPI_Allreduce(MPI_IN_PLACE, &st->workers, 1, MPI_INT, MPI_SUM, st->comm);
     st->t0 = storq_now(); /* just after a collective: the ranks' clocks start within a moment */
     return rc;
+}
+
+/* The run's work as planned: the points to finish and their first batches of replications. */
+static void start_progress(run_state *st)
+{
+    const storq_run_spec *spec = st->spec;
+    double total = 0;
+    size_t reps = 0, todo = 0;
+    for (size_t i = 0; i < st->nunits; i++) {
+        const storq_unit *u = &st->units[i];
+        if (u->rep != STORQ_UNIT_THEORY && u->rep < (int64_t)spec->replications) {
+            total += st->cost[u->point];
+            reps++;
+        }
+    }
+    for (size_t p = 0; p < spec->npoints; p++)
+        todo += !st->done[p];
+    st->progress_on = !spec->quiet;
+    double interval = storq_progress_interval();
+    /* rank 0 takes in results at least every second; progress is counted twice per interval */
+    st->poll_every = !st->progress_on || interval / 2 >= 1.0 ? 1.0
+                     : interval / 2 > 0.05                ? interval / 2
+                                                          : 0.05;
+    st->last_publish = storq_now();
+    storq_progress_start(&st->progress, st->rank == 0 && st->progress_on, todo, reps, total,
+                         spec->precision > 0);
 }
 
 int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err)
@@ -376,19 +515,18 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     if (!rc)
         rc = start_work(&st, err);
     if (!rc) {
-        double total = 0;
-        size_t todo = 0;
-        for (size_t p = 0; p < spec->npoints; p++) {
-            total += st.done[p] ? 0 : st.cost[p] * (double)spec->replications;
-            todo += !st.done[p];
-        }
-        storq_progress_start(&st.progress, st.rank == 0 && !spec->quiet, todo, total);
-        if (st.rank == 0 && st.nranks > 1)
-            storq_poll_install(poll_results, &st, 1.0);
+        start_progress(&st);
+        if (st.progress_on || (st.rank == 0 && st.nranks > 1))
+            storq_poll_install(poll, &st, st.poll_every);
         work(&st);
         storq_poll_install(NULL, NULL, 0);
         finish_work(&st);
-        storq_progress_finish(&st.progress);
+        if (st.progress.enabled) {
+            double w;
+            uint64_t events;
+            gather(&st, &w, &events);
+            storq_progress_finish(&st.progress, events);
+        }
         if (st.status.code) {
             *err = st.status;
             rc = st.status.code;

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,61 +16,152 @@ double storq_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void storq_progress_start(storq_progress *p, int enabled, size_t points_total, double total_cost)
+double storq_progress_interval(void)
 {
+    return storq_env_seconds("STORQ_PROGRESS_INTERVAL", isatty(2) ? 0.5 : 30.0);
+}
+
+void storq_progress_start(storq_progress *p, int enabled, size_t points_total, size_t reps_total,
+                          double total_cost, int open_ended)
+{
+    memset(p, 0, sizeof *p);
     p->enabled = enabled;
     p->tty = isatty(2);
     p->start = p->last = storq_now();
-    /* A live line refreshes often; a log file gets a line every 30 s unless told otherwise. */
-    p->interval = storq_env_seconds("STORQ_PROGRESS_INTERVAL", p->tty ? 0.5 : 30.0);
-    p->quiet_for = 3.0;
+    p->interval = storq_progress_interval();
+    /* a terminal's line after a short while; a log's first line after one interval */
+    p->quiet_for = p->tty ? 3.0 : p->interval;
     p->points_total = points_total;
-    p->points_done = 0;
-    p->total_cost = total_cost > 0 ? total_cost : 1.0;
-    p->done_cost = 0.0;
-    p->events = 0;
+    p->reps_total = reps_total;
+    p->total_cost = total_cost;
+    p->open_ended = open_ended;
 }
 
-static void print_line(storq_progress *p, double now, size_t point_index, size_t rep_started,
-                       size_t reps, double partial_cost)
+void storq_progress_replication(storq_progress *p)
+{
+#pragma omp atomic update
+    p->reps_done++;
+}
+
+void storq_progress_point_done(storq_progress *p)
+{
+#pragma omp atomic update
+    p->points_done++;
+}
+
+int storq_progress_due(const storq_progress *p)
+{
+    if (!p->enabled)
+        return 0;
+    double last, now = storq_now();
+#pragma omp atomic read
+    last = p->last;
+    return now - p->start >= p->quiet_for && now - last >= p->interval;
+}
+
+/* 1234567 -> "1.23M": counts of events read at a glance. */
+static void count_text(char *out, size_t size, double x)
+{
+    static const char unit[] = " kMGTPE";
+    int u = 0;
+    while (x >= 999.5 && u < 6) {
+        x /= 1000.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, size, "%.0f", x);
+    else
+        snprintf(out, size, "%.3g%c", x, unit[u]);
+}
+
+/* Seconds as h:mm:ss or m:ss, as progress meters show them. */
+static void time_text(char *out, size_t size, double s)
+{
+    long t = s < 0 ? 0 : (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(out, size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, size, "%ld:%02ld", t / 60, t % 60);
+}
+
+static int terminal_columns(void)
+{
+    struct winsize ws;
+    return ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+}
+
+/* Caller holds storq_progress. */
+static void print_line(storq_progress *p, double now, double work, uint64_t events, int final)
 {
     double elapsed = now - p->start;
-    double frac = (p->done_cost + partial_cost) / p->total_cost;
-    char eta[32] = "?";
-    if (frac > 0.01 && frac <= 1.0)
-        snprintf(eta, sizeof eta, "%.0f s", elapsed * (1.0 - frac) / frac);
-    fprintf(stderr, "%sstorq: %zu/%zu points done; point %zu: %zu/%zu replications started; "
-            "%.3g events/s here; %.0f s elapsed, about %s left%s",
-            p->tty ? "\r" : "", p->points_done, p->points_total, point_index, rep_started, reps,
-            elapsed > 0 ? (double)p->events / elapsed : 0.0, elapsed, eta, p->tty ? "   " : "\n");
+    size_t points_done, reps_done;
+#pragma omp atomic read
+    points_done = p->points_done;
+#pragma omp atomic read
+    reps_done = p->reps_done;
+    char ev[32], rate[32], el[32], eta[32] = "?";
+    count_text(ev, sizeof ev, (double)events);
+    count_text(rate, sizeof rate, elapsed > 0 ? (double)events / elapsed : 0.0);
+    time_text(el, sizeof el, elapsed);
+    /* the measured rate of work (cost units per second) over what is left of it */
+    double frac = p->total_cost > 0 ? work / p->total_cost : 0.0;
+    if (frac > 1e-4 && frac < 1.0 && elapsed > 0)
+        time_text(eta, sizeof eta, elapsed * (1.0 - frac) / frac);
+    else if (frac >= 1.0 && !p->open_ended)
+        snprintf(eta, sizeof eta, "0:00");
+    char reps[64], line[256];
+    if (p->open_ended) /* --precision: the first batches are planned, more may follow */
+        snprintf(reps, sizeof reps, "%zu (first batches %zu)", reps_done, p->reps_total);
+    else
+        snprintf(reps, sizeof reps, "%zu/%zu", reps_done, p->reps_total);
+    if (final)
+        snprintf(line, sizeof line, "storq: points %zu/%zu, reps %s, %s events, %s ev/s, done in %s",
+                 points_done, p->points_total, reps, ev, rate, el);
+    else
+        snprintf(line, sizeof line, "storq: points %zu/%zu, reps %s, %s events, %s ev/s, "
+                 "elapsed %s, ETA %s", points_done, p->points_total, reps, ev, rate, el, eta);
+    if (!p->tty) {
+        fprintf(stderr, "%s\n", line);
+    } else {
+        int cols = terminal_columns();
+        int len = (int)strlen(line);
+        if (len > cols - 1)
+            len = cols - 1; /* a wrapped line could not be rewritten in place */
+        int pad = p->shown && p->width > len ? p->width - len : 0;
+        fprintf(stderr, "\r%.*s%*s%s", len, line, pad, "", final ? "\n" : "");
+        p->width = len;
+        p->shown = !final;
+    }
     fflush(stderr);
 }
 
-void storq_progress_replication(storq_progress *p, size_t point_index, size_t rep_started,
-                                size_t reps, double point_cost, uint64_t events)
+void storq_progress_show(storq_progress *p, double work, uint64_t events)
 {
 #pragma omp critical(storq_progress)
-    {
-        p->events += events;
+    if (storq_progress_due(p)) {
         double now = storq_now();
-        if (p->enabled && now - p->start >= p->quiet_for && now - p->last >= p->interval) {
-            p->last = now;
-            double partial = reps ? point_cost * (double)rep_started / (double)reps : 0.0;
-            print_line(p, now, point_index, rep_started, reps, partial);
-        }
+#pragma omp atomic write
+        p->last = now;
+        print_line(p, now, work, events, 0);
     }
 }
 
-void storq_progress_point_done(storq_progress *p, double point_cost)
+void storq_progress_clear(storq_progress *p)
 {
-    p->points_done++;
-    p->done_cost += point_cost;
+#pragma omp critical(storq_progress)
+    if (p->enabled && p->tty && p->shown) {
+        fprintf(stderr, "\r%*s\r", p->width, "");
+        fflush(stderr);
+        p->shown = 0;
+    }
 }
 
-void storq_progress_finish(storq_progress *p)
+void storq_progress_finish(storq_progress *p, uint64_t events)
 {
-    double elapsed = storq_now() - p->start;
-    if (p->enabled && elapsed >= p->quiet_for)
-        fprintf(stderr, "%sstorq: %zu/%zu points done in %.1f s\n", p->tty ? "\r" : "",
-                p->points_done, p->points_total, elapsed);
+#pragma omp critical(storq_progress)
+    {
+        double now = storq_now();
+        if (p->enabled && (p->shown || now - p->start >= p->quiet_for))
+            print_line(p, now, p->total_cost, events, 1);
+    }
 }

@@ -62,7 +62,13 @@ typedef struct run_state {
     storq_outbox *outbox;     /* ranks other than 0: results on their way to rank 0 */
     storq_h5_file *file;      /* rank 0 only */
     point_state *points;      /* rank 0 only */
-    storq_progress progress;
+    storq_progress progress;  /* rank 0's line */
+    int progress_on;          /* every rank: count and publish work for rank 0's line */
+    double *steps;            /* per point: the steps a replication takes (model->steps), or 0 */
+    double work;              /* this rank's work done, cost units (replications in flight too) */
+    size_t progress_slots;    /* window counters 2r, 2r + 1 from here: rank r's steps and work */
+    double poll_every;        /* seconds between two calls of the poll function per thread */
+    double last_publish;      /* ranks other than 0: when they last set their slots */
     size_t ranks_done;        /* rank 0: DONE messages received */
     double checkpoint_every;  /* rank 0: seconds between checkpoints of unfinished points */
     double last_checkpoint;
