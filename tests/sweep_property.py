@@ -319,8 +319,10 @@ def main():
         if "seed" in run and int(fields["seed"]) != (int(run["seed"]) if run["seed"].isdigit()
                                                     else int(float(run["seed"]))):
             problems.append("seed %s, meant %s" % (fields["seed"], run["seed"]))
-        if "output" in run and fields["output"] != run["output"]:
-            problems.append("output %s, meant %s" % (fields["output"], run["output"]))
+        # a relative output names a file beside the sweep file (docs/sweep-files.md)
+        meant = os.path.join(os.path.dirname(name), run["output"]) if "output" in run else None
+        if meant is not None and fields["output"] != meant:
+            problems.append("output %s, meant %s" % (fields["output"], meant))
         if problems:
             failures += 1
             print("FAIL %s (%s): %s" % (name, model, "; ".join(problems)))
