@@ -5,3 +5,7 @@ set_tests_properties(test_supermarket_meanfield PROPERTIES LABELS "supermarket;u
 # Refined mean field (the 1/n term): kernels/supermarket/refined.[ch].
 storq_unit_test(test_supermarket_refined test_supermarket_refined.c)
 set_tests_properties(test_supermarket_refined PROPERTIES LABELS "supermarket;unit" TIMEOUT 120)
+add_test(NAME test_supermarket_refined_stats COMMAND test_supermarket_refined stats)
+set_tests_properties(test_supermarket_refined_stats PROPERTIES ENVIRONMENT "${STORQ_MPI_ENV}")
+set_tests_properties(test_supermarket_refined_stats PROPERTIES LABELS "supermarket;statistical"
+                     TIMEOUT 120)
