@@ -269,6 +269,42 @@ static void case_sim(int L, int k, int without, int n, double C, uint64_t seed)
     model_run_free(&r);
 }
 
+/* Transient from empty, n = 50, JSQ(2) with replacement: u_i(t) against u_i(t) + V_i(t)/n at
+ * t = 5, 10, 15, 20 within c standard errors plus C / n^2, C = 10 as in the steady case. */
+static void case_sim_transient(uint64_t seed)
+{
+    const size_t R = 400;
+    const double n = 50.0;
+    const char *args[] = {"n=50", "L=2", "k=1", "sampling=with", "lambda=0.9", "mode=transient",
+                          "horizon=20", "grid=4", "levels=6", "engine=counts", NULL};
+    model_run r;
+    if (model_run_point(&r, &storq_model_supermarket, R, seed, args)) {
+        CHECK(0);
+        return;
+    }
+    storq_theory th = {0};
+    storq_error err = {0};
+    CHECK(storq_model_supermarket.theory(r.ctx, &th, &err) == 0);
+    const storq_array *rf = storq_theory_find(&th, "u_t_refined");
+    const storq_array *mf = storq_theory_find(&th, "u_t");
+    CHECK(rf && mf && rf->len == 5 * 6);
+    if (rf && mf && rf->len == 5 * 6) {
+        const double c = model_t_two_sided(1e-5, R - 1);
+        printf("(h) transient from empty, L = 2 k = 1 with, n = 50, %zu replications:\n", R);
+        for (size_t j = 1; j <= 4; j++)
+            for (size_t i = 1; i <= 4; i++) {
+                double m, se;
+                model_run_stat(&r, model_run_offset(&r, "u_t", j * 6 + i), &m, &se);
+                char what[64];
+                snprintf(what, sizeof what, "u_%zu(t_%zu) = refined (ODE %.4f)", i, j,
+                         mf->data[j * 6 + i]);
+                model_check_mean(what, m, se, rf->data[j * 6 + i], 10.0 / (n * n), c);
+            }
+    }
+    storq_theory_free(&th);
+    model_run_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "stats") == 0) {
@@ -277,6 +313,7 @@ int main(int argc, char **argv)
         case_sim(2, 1, 0, 100, 10.0, 103);
         case_sim(4, 2, 1, 20, 30.0, 104);
         case_sim(4, 2, 1, 50, 30.0, 105);
+        case_sim_transient(106);
         return check_report("test_supermarket_refined_stats");
     }
     case_rmf_tool();

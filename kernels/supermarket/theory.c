@@ -13,6 +13,10 @@
 #include "meanfield.h"
 #include "refined.h"
 
+/* Most levels for which V(t) of a transient run is computed (a d x d W per RK4 stage). */
+#define SMK_REFINED_T_MAX 64
+
+#define REFINED "refined mean field (Gast-Van Houdt 2017), approximate: "
 #define OUTSIDE "outside the theory (service not exponential): "
 
 /* Add a theory array, its description marked when the service makes it outside the theory. */
@@ -27,7 +31,6 @@ static int add_marked(storq_theory *t, const smk_ctx *c, const char *name, const
 
 /* ---- refined mean field (refined.c): the 1/n term ---- */
 
-#define REFINED "refined mean field (Gast-Van Houdt 2017), approximate: "
 
 static const char *sampling_name(const smk_ctx *c)
 {
@@ -203,6 +206,45 @@ int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                              "sum_{i>=1} u_i(t_j) of the mean-field ODE", "mean_queue_length_t",
                              mq, rows, err)))
             goto done;
+        /* Refined: V(t) along the trajectory in a system of capacity nd - 1 (dense W: only for
+         * up to SMK_REFINED_T_MAX levels). */
+        if (nd - 1 <= SMK_REFINED_T_MAX) {
+            double *vt = malloc(sizeof *vt * (rows * nd + 2 * rows * nl + rows));
+            if (!vt) {
+                rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+                goto done;
+            }
+            double *Vn = vt + rows * nd, *ur = Vn + rows * nl, *mr = ur + rows * nl;
+            if (storq_sm_refined_transient(L, k, lam, !c->with_replacement, u0, nd - 1, tt, rows,
+                                           storq_sm_ode_step(L, k, lam), vt)) {
+                free(vt);
+                rc = STORQ_RUNTIME_FAIL(err, "refined mean-field solver failed (out of memory)");
+                goto done;
+            }
+            for (size_t j = 0; j < rows; j++) {
+                double s = 0.0;
+                for (size_t i = nd; i-- > 1;)
+                    s += vt[j * nd + i];
+                mr[j] = mq[j] + s / (double)c->n;
+                for (size_t i = 0; i < nl; i++) {
+                    Vn[j * nl + i] = vt[j * nd + i];
+                    ur[j * nl + i] = ut[j * nl + i] + vt[j * nd + i] / (double)c->n;
+                }
+            }
+            if ((rc = add_marked(out, c, "V_t", "1",
+                                 REFINED "V_i(t), the 1/n coefficient of E[u^n_i(t)], dV/dt = A V + "
+                                 "D^2 f : W / 2 + f_1, V(0) = W(0) = 0",
+                                 "u_t", Vn, rows * nl, err)) ||
+                (rc = add_marked(out, c, "u_t_refined", "1", REFINED "u_i(t) + V_i(t)/n", "u_t",
+                                 ur, rows * nl, err)) ||
+                (rc = add_marked(out, c, "mean_queue_length_t_refined", "tasks",
+                                 REFINED "sum_{i>=1} (u_i(t) + V_i(t)/n)", "mean_queue_length_t",
+                                 mr, rows, err))) {
+                free(vt);
+                goto done;
+            }
+            free(vt);
+        }
     }
 
 done:
