@@ -39,6 +39,17 @@ static double log_binom(int L, int j)
     return log_fact(L) - log_fact(j) - log_fact(L - j);
 }
 
+double storq_sm_binom_pmf(int m, double x, int j)
+{
+    if (j < 0 || j > m)
+        return 0.0;
+    if (x <= 0.0)
+        return j == 0 ? 1.0 : 0.0;
+    if (x >= 1.0)
+        return j == m ? 1.0 : 0.0;
+    return exp(log_binom(m, j) + (double)j * log(x) + (double)(m - j) * log1p(-x));
+}
+
 /* C(L,m) in double for L <= SM_F_DIRECT_MAX (no overflow: C(1000,500) ~ 2.7e299). Each partial
  * product is C(L-m+i, i), an integer: exact while below 2^53, otherwise one rounding per factor. */
 #define SM_F_DIRECT_MAX 1000

@@ -9,6 +9,10 @@
 /* f(x) = sum_{j=L-k+1..L} (j - L + k) C(L,j) x^j (1-x)^(L-j), for x in [0,1]. */
 double storq_sm_f(int L, int k, double x);
 
+/* P(Binomial(m, x) = j) (0 outside 0..m), in the log domain: relative error a few eps times the
+ * size of the logarithms. Used by the refined mean field (refined.c). */
+double storq_sm_binom_pmf(int m, double x, int j);
+
 /* Fixed point u_0 = 1, u_i = (lambda/k) f(u_{i-1}), for i = 0..levels-1. */
 void storq_sm_fixed_point(int L, int k, double lambda, size_t levels, double *u);
 

@@ -11,7 +11,12 @@
 
 #include "internal.h"
 #include "meanfield.h"
+#include "refined.h"
 
+/* Most levels for which V(t) of a transient run is computed (a d x d W per RK4 stage). */
+#define SMK_REFINED_T_MAX 64
+
+#define REFINED "refined mean field (Gast-Van Houdt 2017), approximate: "
 #define OUTSIDE "outside the theory (service not exponential): "
 
 /* Add a theory array, its description marked when the service makes it outside the theory. */
@@ -22,6 +27,78 @@ static int add_marked(storq_theory *t, const smk_ctx *c, const char *name, const
     char d[256];
     snprintf(d, sizeof d, "%s%s", c->service_exp ? "" : OUTSIDE, desc);
     return storq_theory_add(t, name, unit, d, grid, data, len, err);
+}
+
+/* ---- refined mean field (refined.c): the 1/n term ---- */
+
+
+static const char *sampling_name(const smk_ctx *c)
+{
+    return c->with_replacement ? "sampling with replacement" : "sampling without replacement";
+}
+
+/* V at a capacity of `deep` levels and, as the truncation check, at twice that; then V, u + V/n,
+ * the mean queue length and the mean task sojourn (Little) refined the same way. Nothing is added
+ * where V cannot be computed (A unstable, or too many levels for the dense Lyapunov solve). */
+static int add_refined(storq_theory *out, const smk_ctx *c, const double *u, size_t deep,
+                       storq_error *err)
+{
+    const int L = (int)c->L, k = (int)c->k, without = !c->with_replacement;
+    const double lam = c->load, n = (double)c->n;
+    const size_t nl = c->levels;
+    double *V = calloc(3 * deep + 2 + nl, sizeof *V);
+    if (!V)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    double *V2 = V + deep, *ur = V2 + 2 * deep + 1;
+    storq_sm_refined_info inf;
+    int r1 = storq_sm_refined_steady(L, k, lam, without, deep - 1, V, NULL, &inf);
+    int r2 = r1 ? r1 : storq_sm_refined_steady(L, k, lam, without, 2 * deep, V2, NULL, NULL);
+    int rc = STORQ_OK;
+    if (r1 == -1 || r2 == -1) {
+        rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+        goto done;
+    }
+    if (r1 || r2)
+        goto done;
+    double trunc = 0.0, mq = 0.0, vq = 0.0;
+    for (size_t i = 0; i <= 2 * deep; i++)
+        trunc = fmax(trunc, fabs((i < deep ? V[i] : 0.0) - V2[i]));
+    for (size_t i = deep; i-- > 1;) {
+        mq += u[i];
+        vq += V[i];
+    }
+    for (size_t i = 0; i < nl; i++)
+        ur[i] = u[i] + V[i] / n;
+    double mqr = mq + vq / n, sojr = mqr / (c->lambda * (double)k);
+    char d1[176], d2[176];
+    snprintf(d1, sizeof d1,
+             REFINED "V_i, the 1/n coefficient of E[u^n_i] = u_i + V_i/n + O(1/n^2) (%s)",
+             sampling_name(c));
+    snprintf(d2, sizeof d2, REFINED "u_i + V_i/n at this point's n (%s)", sampling_name(c));
+    if ((rc = add_marked(out, c, "V", "1", d1, "u", V, nl, err)) ||
+        (rc = add_marked(out, c, "u_refined", "1", d2, "u", ur, nl, err)) ||
+        (rc = add_marked(out, c, "mean_queue_length_V", "tasks",
+                         REFINED "sum_{i>=1} V_i, the 1/n coefficient of the mean queue length",
+                         "", &vq, 1, err)) ||
+        (rc = add_marked(out, c, "mean_queue_length_refined", "tasks",
+                         REFINED "sum_{i>=1} (u_i + V_i/n)", "mean_queue_length", &mqr, 1,
+                         err)) ||
+        (rc = add_marked(out, c, "mean_task_sojourn_refined", "time",
+                         REFINED "mean_queue_length_refined / (lambda k) (Little's law)",
+                         c->engine == SMK_ENGINE_SERVERS ? "mean_task_sojourn" : "", &sojr, 1,
+                         err)) ||
+        (rc = add_marked(out, c, "V_truncation", "1",
+                         "max_i |V_i at the levels used - V_i at twice as many levels|: the "
+                         "truncation error of V",
+                         "", &trunc, 1, err)) ||
+        (rc = add_marked(out, c, "V_lyapunov_residual", "1",
+                         "max |A W + W A^T + Q| / max |Q| of the Lyapunov solve behind V (0 when "
+                         "f is linear and W is not needed)",
+                         "", &inf.lyap_residual, 1, err)))
+        goto done;
+done:
+    free(V);
+    return rc;
 }
 
 int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
@@ -84,6 +161,8 @@ int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                                  : "",
                              &soj, 1, err)))
             goto done;
+        if (c->mode == SMK_MODE_STEADY && (rc = add_refined(out, c, u, deep, err)))
+            goto done;
         free(buf);
         buf = NULL;
     }
@@ -127,6 +206,45 @@ int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                              "sum_{i>=1} u_i(t_j) of the mean-field ODE", "mean_queue_length_t",
                              mq, rows, err)))
             goto done;
+        /* Refined: V(t) along the trajectory in a system of capacity nd - 1 (dense W: only for
+         * up to SMK_REFINED_T_MAX levels). */
+        if (nd - 1 <= SMK_REFINED_T_MAX) {
+            double *vt = malloc(sizeof *vt * (rows * nd + 2 * rows * nl + rows));
+            if (!vt) {
+                rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+                goto done;
+            }
+            double *Vn = vt + rows * nd, *ur = Vn + rows * nl, *mr = ur + rows * nl;
+            if (storq_sm_refined_transient(L, k, lam, !c->with_replacement, u0, nd - 1, tt, rows,
+                                           storq_sm_ode_step(L, k, lam), vt)) {
+                free(vt);
+                rc = STORQ_RUNTIME_FAIL(err, "refined mean-field solver failed (out of memory)");
+                goto done;
+            }
+            for (size_t j = 0; j < rows; j++) {
+                double s = 0.0;
+                for (size_t i = nd; i-- > 1;)
+                    s += vt[j * nd + i];
+                mr[j] = mq[j] + s / (double)c->n;
+                for (size_t i = 0; i < nl; i++) {
+                    Vn[j * nl + i] = vt[j * nd + i];
+                    ur[j * nl + i] = ut[j * nl + i] + vt[j * nd + i] / (double)c->n;
+                }
+            }
+            if ((rc = add_marked(out, c, "V_t", "1",
+                                 REFINED "V_i(t), the 1/n coefficient of E[u^n_i(t)], dV/dt = A V + "
+                                 "D^2 f : W / 2 + f_1, V(0) = W(0) = 0",
+                                 "u_t", Vn, rows * nl, err)) ||
+                (rc = add_marked(out, c, "u_t_refined", "1", REFINED "u_i(t) + V_i(t)/n", "u_t",
+                                 ur, rows * nl, err)) ||
+                (rc = add_marked(out, c, "mean_queue_length_t_refined", "tasks",
+                                 REFINED "sum_{i>=1} (u_i(t) + V_i(t)/n)", "mean_queue_length_t",
+                                 mr, rows, err))) {
+                free(vt);
+                goto done;
+            }
+            free(vt);
+        }
     }
 
 done:
@@ -135,6 +253,57 @@ done:
 }
 
 /* ---- comparison ---- */
+
+/* Simulation minus the refined estimate, with its CI, and n^2 times it: what the 1/n term leaves
+ * (O(1/n^2) if the expansion holds). */
+static int compare_refined(const smk_ctx *c, const storq_summary *sim, const storq_theory *theory,
+                           storq_theory *out, storq_error *err)
+{
+    const size_t nl = c->levels;
+    const double n = (double)c->n;
+    const storq_obs_def *d = storq_obs_find(sim->schema, "u");
+    const storq_array *th = storq_theory_find(theory, "u_refined");
+    if (!d || !th || th->len != nl)
+        return STORQ_OK;
+    const double *m = sim->mean + d->value_offset, *ci = sim->ci95 + d->value_offset;
+    double *buf = malloc(sizeof *buf * 3 * nl);
+    if (!buf)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t i = 0; i < nl; i++) {
+        buf[i] = m[i] - th->data[i];
+        buf[nl + i] = ci[i];
+        buf[2 * nl + i] = n * n * buf[i];
+    }
+    int rc;
+    if ((rc = add_marked(out, c, "u_refined_diff", "1",
+                         "mean u_i - refined u_i + V_i/n (" REFINED "O(1/n^2) if it holds)", "u",
+                         buf, nl, err)) ||
+        (rc = add_marked(out, c, "u_refined_diff_ci95", "1",
+                         "95% CI half-width of mean u_i (the noise in u_refined_diff)", "u",
+                         buf + nl, nl, err)) ||
+        (rc = add_marked(out, c, "u_refined_n2_diff", "1", "n^2 (mean u_i - refined u_i)", "u",
+                         buf + 2 * nl, nl, err)))
+        goto done;
+    const storq_obs_def *dq = storq_obs_find(sim->schema, "mean_queue_length");
+    const storq_array *tq = storq_theory_find(theory, "mean_queue_length_refined");
+    if (dq && tq && tq->len == 1) {
+        double v[3];
+        v[0] = sim->mean[dq->value_offset] - tq->data[0];
+        v[1] = sim->ci95[dq->value_offset];
+        v[2] = n * n * v[0];
+        if ((rc = add_marked(out, c, "mean_queue_length_refined_diff", "tasks",
+                             "mean queue length - refined (" REFINED "O(1/n^2) if it holds)", "",
+                             v, 1, err)) ||
+            (rc = add_marked(out, c, "mean_queue_length_refined_diff_ci95", "tasks",
+                             "95% CI half-width of the mean queue length", "", v + 1, 1, err)) ||
+            (rc = add_marked(out, c, "mean_queue_length_refined_n2_diff", "tasks",
+                             "n^2 (mean queue length - refined)", "", v + 2, 1, err)))
+            goto done;
+    }
+done:
+    free(buf);
+    return rc;
+}
 
 int storq_smk_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
                 storq_theory *out, storq_error *err)
@@ -177,6 +346,8 @@ int storq_smk_compare(const void *vctx, const storq_summary *sim, const storq_th
                              "", &noise, 1, err))) {
         }
         free(buf);
+        if (rc == STORQ_OK)
+            rc = compare_refined(c, sim, theory, out, err);
         return rc;
     }
     const storq_obs_def *d = storq_obs_find(sim->schema, "u_t");
