@@ -793,11 +793,23 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
                             "--force starts over", f->partial_path, why);
         }
     }
-    if (!rc) {
+    /* A point group a write left unfinished is not deleted in place: when that write was cut
+     * short inside HDF5 (a full disk), deleting it can fail half way and leave HDF5 unable to
+     * close the file at all (a crash at MPI_Finalize). The complete points are copied into a new
+     * partial instead (salvage); nothing of the old file is modified. */
+    int unfinished = 0;
+    if (!rc)
+        rc = storq_h5_run_scan_points(f->file, npoints, done, 0, err);
+    for (size_t p = 0; !rc && p < npoints; p++)
+        unfinished |= done[p] == 2;
+    if (!rc && unfinished) {
+        storq_fail(err, STORQ_ERR_RUNTIME, "a point group left unfinished by a write cut short");
+        rc = salvage(f, meta, npoints, done, err);
+    } else if (!rc) { /* no unfinished point: now tidy the checkpoints a kill left */
         rc = storq_h5_run_scan_points(f->file, npoints, done, 1, err);
-        if (rc == STORQ_ERR_RUNTIME)
-            rc = salvage(f, meta, npoints, done, err);
     }
+    if (rc == STORQ_ERR_RUNTIME && f->file >= 0)
+        rc = salvage(f, meta, npoints, done, err);
     for (size_t p = 0; !rc && p < npoints; p++)
         done[p] = done[p] == 1;
     if (!rc && H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
