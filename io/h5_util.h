@@ -29,6 +29,21 @@ void storq_h5u_close_dataset(hid_t *id);
 void storq_h5u_close_type(hid_t *id);
 void storq_h5u_close_space(hid_t *id);
 
+/* The file access properties storq writes with (caller closes; -1 on failure): HDF5 1.10's
+ * object formats (readable by HDF5 1.10 and later, h5py 2.8 and later), whose chunked datasets
+ * of one chunk need no B-tree. */
+hid_t storq_h5u_file_access(void);
+
+/* Numeric arrays of at least STORQ_H5U_COMPRESS_MIN bytes are stored chunked, shuffled and
+ * deflated (docs/hdf5-schema.md, "Storage"). */
+#define STORQ_H5U_COMPRESS_MIN 1024
+#define STORQ_H5U_CHUNK_MAX (1u << 20)
+#define STORQ_H5U_DEFLATE_LEVEL 4
+/* 1 when this HDF5 can deflate (it was built with zlib). */
+int storq_h5u_deflate_available(void);
+/* The dataset creation properties of a numeric array of ftype and shape dims (caller closes). */
+hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims);
+
 /* Create a group whose links remember their creation order (so readers list observables in the
  * order the model declared them). */
 int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err);

@@ -348,7 +348,11 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     rc = storq_partial_reserve(f->partial_path, (1u << 18) + (uint64_t)npoints * 4096,
                                "the file's header", err);
     if (!rc) {
-        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t fapl = storq_h5u_file_access();
+        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT,
+                            fapl >= 0 ? fapl : H5P_DEFAULT);
+        if (fapl >= 0)
+            H5Pclose(fapl);
         if (f->file < 0)
             rc = storq_h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
     }
@@ -449,11 +453,66 @@ static double hist_total_sum(const storq_obs_def *def, const storq_point_result 
     return sum;
 }
 
+/* The name of def's layout in /layouts: the parameters its edges are a function of. */
+static void layout_name(const storq_obs_def *def, char *buf, size_t size)
+{
+    if (def->hist_kind == STORQ_HIST_LOGLIN)
+        snprintf(buf, size, "log-linear_emin%d_emax%d_sub%d", def->emin, def->emax,
+                 def->sub_bits);
+    else
+        snprintf(buf, size, "integer_bins%zu", def->nbins);
+}
+
+/* g/bin_edges: a soft link to /layouts/NAME, written (with its checksum) by the first histogram
+ * of that layout in the file, so a sweep stores each layout's edges once. */
+static int link_edges(hid_t g, const storq_obs_def *def, storq_error *err)
+{
+    char name[96], path[128];
+    layout_name(def, name, sizeof name);
+    snprintf(path, sizeof path, STORQ_SCHEMA_LAYOUTS_PATH "/%s", name);
+    hid_t file = H5Iget_file_id(g);
+    if (file < 0)
+        return storq_h5u_fail(err, g, "cannot find the file of the histogram");
+    int rc = STORQ_OK;
+    if (!storq_h5u_has_link(file, path)) {
+        hid_t layouts = -1, d = -1;
+        hsize_t ne = def->nbins + 1;
+        double *edges = malloc(ne * sizeof *edges);
+        if (!edges)
+            rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing layout '%s'", name);
+        else
+            storq_hist_edges(def, edges);
+        if (!rc && storq_h5u_has_link(file, STORQ_SCHEMA_LAYOUTS_PATH)) {
+            layouts = H5Gopen2(file, STORQ_SCHEMA_LAYOUTS_PATH, H5P_DEFAULT);
+            if (layouts < 0)
+                rc = storq_h5u_fail(err, file, "cannot open group '" STORQ_SCHEMA_LAYOUTS "'");
+        } else if (!rc) {
+            rc = storq_h5u_create_group(file, STORQ_SCHEMA_LAYOUTS, &layouts, err);
+        }
+        if (!rc)
+            rc = storq_h5u_write_f64(layouts, name, 1, &ne, edges, err);
+        free(edges);
+        if (!rc && (d = H5Dopen2(layouts, name, H5P_DEFAULT)) < 0)
+            rc = storq_h5u_fail(err, layouts, "cannot open dataset '%s'", name);
+        if (!rc)
+            rc = storq_h5_checksum_stamp(d, err);
+        storq_h5u_close_dataset(&d);
+        storq_h5u_close_group(&layouts);
+        if (!rc)
+            rc = storq_schema_restate_version(file, err);
+    }
+    H5Fclose(file);
+    STORQ_TRY(rc);
+    if (H5Lcreate_soft(path, g, STORQ_SCHEMA_BIN_EDGES, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        return storq_h5u_fail(err, g, "cannot link '" STORQ_SCHEMA_BIN_EDGES "' to '%s'", path);
+    return STORQ_OK;
+}
+
 static int write_histogram(hid_t g, const storq_obs_def *def, const storq_point_result *res,
                            storq_error *err)
 {
     const uint64_t *c = res->counts + def->count_offset; /* underflow, bins, overflow */
-    hsize_t nb = def->nbins, ne = def->nbins + 1;
+    hsize_t nb = def->nbins;
     uint64_t count = 0;
     for (size_t j = 0; j < def->nbins + 2; j++)
         count += c[j];
@@ -461,16 +520,8 @@ static int write_histogram(hid_t g, const storq_obs_def *def, const storq_point_
     double min = res->minmax[def->minmax_offset], max = res->minmax[def->minmax_offset + 1];
     double mean = count ? sum / (double)count : NAN;
 
-    double *edges = malloc(ne * sizeof *edges);
-    if (!edges)
-        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing histogram '%s'",
-                          def->name);
-    storq_hist_edges(def, edges);
-    int rc = storq_h5u_write_u64(g, "counts", 1, &nb, c + 1, err);
-    if (!rc)
-        rc = storq_h5u_write_f64(g, "bin_edges", 1, &ne, edges, err);
-    free(edges);
-    STORQ_TRY(rc);
+    STORQ_TRY(storq_h5u_write_u64(g, "counts", 1, &nb, c + 1, err));
+    STORQ_TRY(link_edges(g, def, err));
     STORQ_TRY(storq_h5u_write_u64(g, "underflow", 0, NULL, &c[0], err));
     STORQ_TRY(storq_h5u_write_u64(g, "overflow", 0, NULL, &c[def->nbins + 1], err));
     STORQ_TRY(storq_h5u_write_u64(g, "count", 0, NULL, &count, err));
@@ -703,7 +754,10 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
 
 static int open_partial(storq_h5_file *f, storq_error *err)
 {
-    f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t fapl = storq_h5u_file_access();
+    f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (f->file >= 0)
         return STORQ_OK;
     char detail[512] = "";
