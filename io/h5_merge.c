@@ -323,10 +323,13 @@ static int write_output(const merge *m, const char *out_path, const char *partia
                         const char *command_line, storq_error *err)
 {
     STORQ_TRY(storq_partial_create(out_path, partial, "merge", err));
-    hid_t fapl = storq_h5u_file_access();
-    hid_t out = H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
+    hid_t fapl = storq_h5u_file_access(), fcpl = storq_h5u_file_create();
+    hid_t out = H5Fcreate(partial, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT,
+                          fapl >= 0 ? fapl : H5P_DEFAULT);
     if (fapl >= 0)
         H5Pclose(fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
     int rc = out < 0 ? storq_h5u_fail_file(err, partial, "cannot create the HDF5 file") : STORQ_OK;
     if (!rc)
         rc = write_contents(m, out, command_line, err);

@@ -121,11 +121,21 @@ static hid_t vlen_string_type(void)
 hid_t storq_h5u_file_access(void)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0) {
+    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
         H5Pclose(fapl);
         fapl = -1;
     }
     return fapl;
+}
+
+hid_t storq_h5u_file_create(void)
+{
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl >= 0 && H5Pset_istore_k(fcpl, STORQ_H5U_CHUNK_BTREE_K) < 0) {
+        H5Pclose(fcpl);
+        fcpl = -1;
+    }
+    return fcpl;
 }
 
 /* A group keeps its links (up to this many) and attributes in its object header rather than in

@@ -29,10 +29,16 @@ void storq_h5u_close_dataset(hid_t *id);
 void storq_h5u_close_type(hid_t *id);
 void storq_h5u_close_space(hid_t *id);
 
-/* The file access properties storq writes with (caller closes; -1 on failure): HDF5 1.10's
- * object formats (readable by HDF5 1.10 and later, h5py 2.8 and later), whose chunked datasets
- * of one chunk need no B-tree. */
+/* The file access properties storq writes with (caller closes; -1 on failure): HDF5 1.8's
+ * object formats (compact object headers; readable by HDF5 1.8 and later). Not 1.10's: their
+ * superblock marks a file open for writing, and HDF5 then refuses to open the partial file a
+ * killed run leaves ("file is already open for write"), which --resume must read. */
 hid_t storq_h5u_file_access(void);
+/* The file creation properties (caller closes; -1 on failure): the B-tree that indexes a
+ * chunked dataset's chunks sized for the one chunk storq writes per dataset (about 100 bytes
+ * rather than HDF5's default 2 KB). */
+#define STORQ_H5U_CHUNK_BTREE_K 1
+hid_t storq_h5u_file_create(void);
 
 /* Numeric arrays of at least STORQ_H5U_COMPRESS_MIN bytes are stored chunked, shuffled and
  * deflated (docs/hdf5-schema.md, "Storage"). */

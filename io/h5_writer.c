@@ -348,11 +348,13 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     rc = storq_partial_reserve(f->partial_path, (1u << 18) + (uint64_t)npoints * 4096,
                                "the file's header", err);
     if (!rc) {
-        hid_t fapl = storq_h5u_file_access();
-        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT,
+        hid_t fapl = storq_h5u_file_access(), fcpl = storq_h5u_file_create();
+        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT,
                             fapl >= 0 ? fapl : H5P_DEFAULT);
         if (fapl >= 0)
             H5Pclose(fapl);
+        if (fcpl >= 0)
+            H5Pclose(fcpl);
         if (f->file < 0)
             rc = storq_h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
     }
