@@ -138,19 +138,23 @@ hid_t storq_h5u_file_create(void)
     return fcpl;
 }
 
-/* A group keeps its links (up to this many) and attributes in its object header rather than in
- * a heap and two B-trees of their own, which cost a few KB per group: a point has a dozen
- * groups, a sweep thousands of points. Readers see no difference (order and names are kept). */
+/* A small group keeps its links (up to this many) and attributes in its object header rather
+ * than in a heap and two B-trees of their own, which cost a few KB per group: a point has a
+ * dozen groups, a sweep thousands of points. Readers see no difference (order and names are
+ * kept). Not for the file's long-lived groups (/points): a header grown by continuation blocks
+ * is what a write cut short (a full disk) leaves unreadable, and --resume must read /points. */
 #define COMPACT_LINKS_MAX 1024
 #define COMPACT_ATTRS_MAX 64
 
-int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+static int create_group(hid_t loc, const char *name, int compact, hid_t *out, storq_error *err)
 {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
     if (gcpl >= 0) {
         H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-        H5Pset_link_phase_change(gcpl, COMPACT_LINKS_MAX, COMPACT_LINKS_MAX - 1);
-        H5Pset_attr_phase_change(gcpl, COMPACT_ATTRS_MAX, COMPACT_ATTRS_MAX - 1);
+        if (compact) {
+            H5Pset_link_phase_change(gcpl, COMPACT_LINKS_MAX, COMPACT_LINKS_MAX - 1);
+            H5Pset_attr_phase_change(gcpl, COMPACT_ATTRS_MAX, COMPACT_ATTRS_MAX - 1);
+        }
         H5Pset_obj_track_times(gcpl, 0);
     }
     *out = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl >= 0 ? gcpl : H5P_DEFAULT, H5P_DEFAULT);
@@ -159,6 +163,16 @@ int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error 
     if (*out < 0)
         return storq_h5u_fail(err, loc, "cannot create group '%s'", name);
     return STORQ_OK;
+}
+
+int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+{
+    return create_group(loc, name, 0, out, err);
+}
+
+int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+{
+    return create_group(loc, name, 1, out, err);
 }
 
 /* ---- writing ---- */

@@ -53,6 +53,9 @@ hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims);
 /* Create a group whose links remember their creation order (so readers list observables in the
  * order the model declared them). */
 int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
+/* The same for a group of a point (the point's own, its observables...): links and attributes in
+ * its object header, a few KB smaller. */
+int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
 
 /* Attributes on loc. */
 int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);

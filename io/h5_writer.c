@@ -544,7 +544,7 @@ static int write_observable(hid_t parent, const storq_obs_def *def, const storq_
                             const storq_summary *s, storq_error *err)
 {
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(parent, def->name, &g, err));
+    STORQ_TRY(storq_h5u_create_small_group(parent, def->name, &g, err));
     int rc = storq_h5u_attr_string(g, "kind", kind_name(def->kind), err);
     if (!rc)
         rc = storq_h5u_attr_string(g, "unit", def->unit, err);
@@ -582,9 +582,9 @@ static int write_observables(hid_t point, const storq_point_result *res, const s
                              storq_error *err)
 {
     hid_t obs = -1, reps = -1;
-    int rc = storq_h5u_create_group(point, STORQ_SCHEMA_OBSERVABLES, &obs, err);
+    int rc = storq_h5u_create_small_group(point, STORQ_SCHEMA_OBSERVABLES, &obs, err);
     if (!rc)
-        rc = storq_h5u_create_group(point, STORQ_SCHEMA_REPLICATIONS, &reps, err);
+        rc = storq_h5u_create_small_group(point, STORQ_SCHEMA_REPLICATIONS, &reps, err);
     for (size_t i = 0; !rc && i < res->schema->ndefs; i++) {
         const storq_obs_def *def = &res->schema->defs[i];
         rc = write_observable(obs, def, res, s, err);
@@ -616,7 +616,7 @@ static int write_array(hid_t g, const storq_array *a, storq_error *err)
 static int write_arrays(hid_t point, const char *name, const storq_theory *t, storq_error *err)
 {
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(point, name, &g, err));
+    STORQ_TRY(storq_h5u_create_small_group(point, name, &g, err));
     int rc = STORQ_OK;
     for (size_t i = 0; t && !rc && i < t->n; i++)
         rc = write_array(g, &t->items[i], err);
@@ -667,7 +667,7 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
     if (storq_h5u_has_link(f->file, name))
         return storq_h5u_fail(err, f->file, "point %zu was already written", point_id);
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(f->file, name, &g, err));
+    STORQ_TRY(storq_h5u_create_small_group(f->file, name, &g, err));
     int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds,
                               precision, err);
     H5Gclose(g);
