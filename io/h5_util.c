@@ -146,7 +146,10 @@ hid_t storq_h5u_file_create(void)
 #define COMPACT_LINKS_MAX 1024
 #define COMPACT_ATTRS_MAX 64
 
-static int create_group(hid_t loc, const char *name, int compact, hid_t *out, storq_error *err)
+/* nlinks > 0: a header sized up front for nlinks links of names of name_len characters, kept in
+ * it (see storq_h5u_create_sized_group). */
+static int create_group(hid_t loc, const char *name, int compact, unsigned nlinks,
+                        unsigned name_len, hid_t *out, storq_error *err)
 {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
     if (gcpl >= 0) {
@@ -154,6 +157,10 @@ static int create_group(hid_t loc, const char *name, int compact, hid_t *out, st
         if (compact) {
             H5Pset_link_phase_change(gcpl, COMPACT_LINKS_MAX, COMPACT_LINKS_MAX - 1);
             H5Pset_attr_phase_change(gcpl, COMPACT_ATTRS_MAX, COMPACT_ATTRS_MAX - 1);
+        }
+        if (nlinks > 0) {
+            H5Pset_link_phase_change(gcpl, nlinks, nlinks > 1 ? nlinks - 1 : 1);
+            H5Pset_est_link_info(gcpl, nlinks, name_len);
         }
         H5Pset_obj_track_times(gcpl, 0);
     }
@@ -167,12 +174,23 @@ static int create_group(hid_t loc, const char *name, int compact, hid_t *out, st
 
 int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
 {
-    return create_group(loc, name, 0, out, err);
+    return create_group(loc, name, 0, 0, 0, out, err);
 }
 
 int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
 {
-    return create_group(loc, name, 1, out, err);
+    return create_group(loc, name, 1, 0, 0, out, err);
+}
+
+int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
+                                 hid_t *out, storq_error *err)
+{
+    if (nlinks > STORQ_H5U_SIZED_LINKS_MAX)
+        nlinks = STORQ_H5U_SIZED_LINKS_MAX;
+    if (name_len > 255)
+        name_len = 255;
+    return create_group(loc, name, 0, (unsigned)(nlinks ? nlinks : 1), (unsigned)name_len, out,
+                        err);
 }
 
 /* ---- writing ---- */

@@ -56,6 +56,15 @@ int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error 
 /* The same for a group of a point (the point's own, its observables...): links and attributes in
  * its object header, a few KB smaller. */
 int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
+/* The same for a group that gains links one at a time while the file is written (/points): its
+ * header is made big enough for nlinks links (up to STORQ_H5U_SIZED_LINKS_MAX) of names of about
+ * name_len characters, which it keeps. So adding one rewrites that header in place; it never
+ * grows a continuation block or moves its links to a heap and B-trees, blocks at the end of the
+ * file that a write cut short (a disk full without fallocate) may leave unwritten, and the
+ * header, pointing to them, unreadable with the complete points it lists. */
+#define STORQ_H5U_SIZED_LINKS_MAX 4096
+int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
+                                 hid_t *out, storq_error *err);
 
 /* Attributes on loc. */
 int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);

@@ -31,6 +31,7 @@ struct storq_h5_file {
     const storq_model *model;
     size_t nparams;
     storq_output_lock *lock; /* NAME.lock, held from before the partial is touched to the end */
+    int write_failed;        /* a point's write failed: what HDF5 still holds stays off the disk */
 };
 
 static storq_h5_file *new_handle(const char *final_path, const storq_model *model,
@@ -57,9 +58,13 @@ static storq_h5_file *new_handle(const char *final_path, const storq_model *mode
  * cannot be flushed is closed on a scratch file in memory put under its descriptor (sec2 driver:
  * the handle is the int descriptor), where the close's writes and truncation go: the file on disk
  * keeps what the writes before the failure put there, which --resume reads. */
-static void close_file(hid_t file)
+/* After a failed write (discard), nothing more goes to the disk: flushing what HDF5 still holds
+ * would write the headers it changed in place (/points, with a link to the unfinished point or a
+ * continuation of its header) while the new blocks they point to, further on, cannot be written,
+ * and the complete points would no longer be readable. The file keeps its last flushed state. */
+static void close_file(hid_t file, int discard)
 {
-    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+    if (discard || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
         H5Eclear2(H5E_DEFAULT);
         void *handle = NULL;
         hid_t fapl = H5Fget_access_plist(file);
@@ -87,7 +92,7 @@ void storq_h5_close(storq_h5_file **pf)
         return;
     storq_h5_file *f = *pf;
     if (f->file >= 0) {
-        close_file(f->file);
+        close_file(f->file, f->write_failed);
         storq_partial_trim(f->partial_path);
     }
     storq_output_lock_release(&f->lock);
@@ -153,10 +158,16 @@ static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_
     return write_task_attrs(file, meta, err);
 }
 
+#define RUN_HEADER_LINKS 16
+
 static int write_config(hid_t file, const char *text, storq_error *err)
 {
     hid_t run;
-    STORQ_TRY(storq_h5u_create_group(file, STORQ_SCHEMA_RUN, &run, err));
+    /* Its header has room ahead for what each session's end adds (the units and sessions tables,
+     * five attributes): written in place, a write cut short there cannot leave /run unreadable
+     * (see storq_h5u_create_sized_group). */
+    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, RUN_HEADER_LINKS, 24, &run,
+                                           err));
     int rc = storq_h5u_write_string(run, STORQ_SCHEMA_CONFIG, text, err);
     H5Gclose(run);
     return rc;
@@ -319,7 +330,12 @@ static int write_file_header(hid_t file, const storq_run_meta *meta, const storq
     STORQ_TRY(write_root_attrs(file, meta, model, err));
     STORQ_TRY(write_config(file, meta->config_text, err));
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(file, STORQ_SCHEMA_POINTS, &g, err));
+    char last[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_point_path(npoints ? npoints - 1 : 0, last, sizeof last);
+    const char *slash = strrchr(last, '/');
+    /* its links: the index and one a point */
+    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_POINTS, npoints + 1,
+                                           strlen(slash ? slash + 1 : last), &g, err));
     int rc = write_index(g, model, nparams, points, npoints, err);
     H5Gclose(g);
     if (rc == STORQ_OK && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
@@ -363,7 +379,7 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     if (rc) {
         /* A header-less partial is useless for --resume: remove it (while the lock is held). */
         if (f->file >= 0)
-            close_file(f->file);
+            close_file(f->file, 1);
         f->file = -1;
         unlink(f->partial_path);
         storq_h5_close(&f);
@@ -671,9 +687,14 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
     int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds,
                               precision, err);
     H5Gclose(g);
-    STORQ_TRY(rc);
-    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
+    if (rc) {
+        f->write_failed = 1;
+        return rc;
+    }
+    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
+        f->write_failed = 1;
         return storq_h5u_fail(err, f->file, "cannot flush point %zu to disk", point_id);
+    }
     return STORQ_OK;
 }
 
@@ -784,7 +805,7 @@ static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
     memset(err, 0, sizeof *err);
-    close_file(f->file);
+    close_file(f->file, 0);
     f->file = -1;
     size_t len = strlen(f->partial_path) + sizeof ".damaged";
     char *damaged = malloc(len);
