@@ -17,6 +17,7 @@
 #include "schema.h"
 
 #define MAX_DEPTH 8 /* a point group is 3 levels deep; deeper is not storq's */
+#define DEFLATE_MAX_RATIO 1032 /* zlib's best: a run of one byte value */
 
 /* One column of /points/index, as read. */
 typedef struct column {
@@ -143,6 +144,13 @@ static int dataset_shape(checker *c, hid_t d, shape *s)
     }
     if (dcpl >= 0)
         H5Pclose(dcpl);
+    /* Compressed (1.3), a dataset holds more than its bytes in the file, but deflate never
+     * packs more than 1032 bytes into one: a claim beyond that of its chunks is not storq's. */
+    hsize_t limit = c->size;
+    if (layout == H5D_CHUNKED) {
+        hsize_t stored = H5Dget_storage_size(d);
+        limit = stored <= c->size ? stored * DEFLATE_MAX_RATIO : 0;
+    }
     if (layout == H5D_VIRTUAL)
         return bad(c, name, "is a virtual dataset, whose data live in other files; storq reads "
                    "nothing from outside the file it is given");
@@ -161,9 +169,13 @@ static int dataset_shape(checker *c, hid_t d, shape *s)
         return bad(c, name, "has no readable type or shape");
     int overflow;
     hsize_t claim = claimed_bytes(s, elsize, &overflow);
-    if (overflow || claim > c->size) {
+    if (overflow || claim > limit) {
         char sh[200];
         shape_text(s, sh, sizeof sh);
+        if (layout == H5D_CHUNKED)
+            return bad(c, name, "claims %s elements of %zu bytes, more than its %llu bytes in "
+                       "the file can hold compressed: the file is damaged or was not written "
+                       "by storq", sh, elsize, (unsigned long long)(limit / DEFLATE_MAX_RATIO));
         return bad(c, name, "claims %s elements of %zu bytes, more than the whole file (%llu "
                    "bytes) holds: the file is damaged or was not written by storq", sh, elsize,
                    (unsigned long long)c->size);
@@ -246,6 +258,35 @@ typedef struct link_walk {
 
 static int walk_links(checker *c, hid_t group, const char *path, int depth);
 
+/* The one soft link storq writes (1.3): a histogram's bin_edges to /layouts/NAME, a dataset. */
+static void check_soft_link(checker *c, hid_t g, const char *name, const char *where,
+                            const H5L_info_t *info)
+{
+    static const char prefix[] = STORQ_SCHEMA_LAYOUTS_PATH "/";
+    char target[512] = "";
+    if (info->u.val_size > sizeof target ||
+        H5Lget_val(g, name, target, sizeof target, H5P_DEFAULT) < 0) {
+        bad(c, where, "is a soft link that cannot be read: the file is damaged");
+        return;
+    }
+    target[sizeof target - 1] = '\0';
+    const char *layout = target + sizeof prefix - 1;
+    if (strcmp(name, STORQ_SCHEMA_BIN_EDGES) != 0 ||
+        strncmp(target, prefix, sizeof prefix - 1) != 0 || !*layout || strchr(layout, '/')) {
+        bad(c, where, "is a soft link (to '%s'); storq writes soft links only from a "
+            "histogram's " STORQ_SCHEMA_BIN_EDGES " to " STORQ_SCHEMA_LAYOUTS_PATH "/NAME", target);
+        return;
+    }
+    H5L_info_t li;
+    H5O_info_t oi;
+    if (!storq_h5u_has_link(c->file, target) ||
+        H5Lget_info(c->file, target, &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD ||
+        H5Oget_info_by_name(c->file, target, &oi, H5P_DEFAULT) < 0 ||
+        oi.type != H5O_TYPE_DATASET)
+        bad(c, where, "is a soft link to '%s', which is not a dataset of the file: the file is "
+            "damaged", target);
+}
+
 static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
 {
     link_walk *w = data;
@@ -263,8 +304,8 @@ static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void
         return 1;
     }
     if (info->type == H5L_TYPE_SOFT) {
-        bad(c, where, "is a soft link; storq writes none, so the file was not written by storq");
-        return 1;
+        check_soft_link(c, g, name, where, info);
+        return c->err->code ? 1 : 0;
     }
     if (info->type != H5L_TYPE_HARD) {
         bad(c, where, "is a user-defined link; storq writes none");
@@ -791,6 +832,45 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
     return rc;
 }
 
+/* /layouts (1.3): each member a 1-D float64 dataset with its checksum (points' histograms
+ * check theirs again through their bin_edges links). */
+static int check_layouts(checker *c)
+{
+    hid_t top = H5Gopen2(c->file, STORQ_SCHEMA_LAYOUTS_PATH, H5P_DEFAULT);
+    if (top < 0)
+        return bad(c, STORQ_SCHEMA_LAYOUTS_PATH, "is not a group");
+    char **names = NULL;
+    size_t n = 0;
+    int rc = STORQ_OK;
+    if (storq_h5u_list_links(top, &names, &n, c->err)) {
+        c->err->code = 0;
+        rc = bad(c, STORQ_SCHEMA_LAYOUTS_PATH, "its members cannot be listed: the file is damaged");
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        char where[600];
+        snprintf(where, sizeof where, STORQ_SCHEMA_LAYOUTS_PATH "/%s", names[i]);
+        H5O_info_t info;
+        if (H5Oget_info_by_name(top, names[i], &info, H5P_DEFAULT) < 0 ||
+            info.type != H5O_TYPE_DATASET) {
+            rc = bad(c, where, "is not a dataset");
+            break;
+        }
+        shape s;
+        rc = expect_dataset(c, top, names[i], 'f', 1, &s);
+        hid_t d = rc ? -1 : H5Dopen2(top, names[i], H5P_DEFAULT);
+        int checked = 0;
+        if (!rc)
+            rc = storq_h5_checksum_verify(d, c->label, c->path, &checked, c->err);
+        if (!rc && !checked)
+            rc = bad(c, where, "has no checksum (attribute '" STORQ_SCHEMA_ATTR_CRC32 "'): the "
+                     "file is damaged or was not written by storq");
+        storq_h5u_close_dataset(&d);
+    }
+    storq_h5u_free_names(names, n);
+    H5Gclose(top);
+    return rc;
+}
+
 static int file_size(checker *c)
 {
     if (H5Fget_filesize(c->file, &c->size) >= 0)
@@ -830,6 +910,8 @@ int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h
         rc = check_groups(&c, "/" STORQ_SCHEMA_POINTS, 1, &found.checksummed);
     if (!rc && storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))
         rc = check_groups(&c, "/" STORQ_SCHEMA_CHECKPOINTS, 0, &found.checksummed);
+    if (!rc && storq_h5u_has_link(file, STORQ_SCHEMA_LAYOUTS_PATH))
+        rc = check_layouts(&c);
     free(c.model);
     free_columns(&c);
     H5Eclear2(H5E_DEFAULT);

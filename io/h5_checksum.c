@@ -179,8 +179,20 @@ static int object_crc(hid_t obj, uint32_t *out)
 
 typedef int (*object_fn)(hid_t obj, void *ctx, storq_error *err);
 
-/* fn on every object below obj, children first, then on obj. */
-static int walk(hid_t obj, int depth, object_fn fn, void *ctx, storq_error *err)
+/* 1 when loc/name is a soft link (a histogram's bin_edges into /layouts, 1.3). */
+static int is_soft_link(hid_t loc, const char *name)
+{
+    H5L_info_t info;
+    int soft = H5Lget_info(loc, name, &info, H5P_DEFAULT) >= 0 && info.type == H5L_TYPE_SOFT;
+    H5Eclear2(H5E_DEFAULT);
+    return soft;
+}
+
+/* fn on every object below obj, children first, then on obj. Soft links are followed when
+ * follow_soft (a verification checks the shared bin edges a point's histogram reads), else
+ * skipped (their target, in /layouts, was stamped when it was written). */
+static int walk(hid_t obj, int depth, int follow_soft, object_fn fn, void *ctx,
+                storq_error *err)
 {
     if (depth > MAX_DEPTH)
         return fn(-1, ctx, err); /* fn says what is wrong */
@@ -190,6 +202,8 @@ static int walk(hid_t obj, int depth, object_fn fn, void *ctx, storq_error *err)
         STORQ_TRY(storq_h5u_list_links(obj, &names, &n, err));
         int rc = STORQ_OK;
         for (size_t i = 0; !rc && i < n; i++) {
+            if (!follow_soft && is_soft_link(obj, names[i]))
+                continue;
             hid_t child = H5Oopen(obj, names[i], H5P_DEFAULT);
             if (child < 0) {
                 rc = storq_h5u_fail(err, obj, "cannot open '%s'", names[i]);
@@ -197,7 +211,7 @@ static int walk(hid_t obj, int depth, object_fn fn, void *ctx, storq_error *err)
             }
             H5I_type_t t = H5Iget_type(child);
             if (t == H5I_GROUP || t == H5I_DATASET)
-                rc = walk(child, depth + 1, fn, ctx, err);
+                rc = walk(child, depth + 1, follow_soft, fn, ctx, err);
             H5Oclose(child);
         }
         storq_h5u_free_names(names, n);
@@ -232,7 +246,7 @@ static int stamp_one(hid_t obj, void *ctx, storq_error *err)
 
 int storq_h5_checksum_stamp(hid_t group, storq_error *err)
 {
-    return walk(group, 0, stamp_one, NULL, err);
+    return walk(group, 0, 0, stamp_one, NULL, err);
 }
 
 typedef struct verify_ctx {
@@ -294,5 +308,5 @@ int storq_h5_checksum_verify(hid_t group, const char *label, const char *path, i
     if (!*checked)
         return STORQ_OK;
     verify_ctx v = {label, path};
-    return walk(group, 0, verify_one, &v, err);
+    return walk(group, 0, 1, verify_one, &v, err);
 }

@@ -228,6 +228,59 @@ static int write_root(const merge *m, hid_t src, hid_t out, const char *command_
     return STORQ_OK;
 }
 
+/* Whether two layouts' edges are the same numbers (bit for bit). */
+static int same_edges(hid_t a, hid_t b, const char *name, int *same, storq_error *err)
+{
+    double *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    int rc = storq_h5u_read_f64(a, name, &x, &nx, err);
+    if (!rc)
+        rc = storq_h5u_read_f64(b, name, &y, &ny, err);
+    *same = !rc && nx == ny && memcmp(x, y, nx * sizeof *x) == 0;
+    free(x);
+    free(y);
+    return rc;
+}
+
+/* Input i's /layouts (1.3): the bin edges its histograms link to, copied once. The same name
+ * in two inputs of one run holds the same edges (the name is the layout's parameters). */
+static int copy_layouts(const merge *m, size_t i, hid_t src, hid_t out, storq_error *err)
+{
+    if (!storq_h5u_has_link(src, STORQ_SCHEMA_LAYOUTS_PATH))
+        return STORQ_OK;
+    hid_t from = H5Gopen2(src, STORQ_SCHEMA_LAYOUTS_PATH, H5P_DEFAULT), to = -1;
+    if (from < 0)
+        return storq_h5u_fail(err, src, "cannot open " STORQ_SCHEMA_LAYOUTS_PATH " of %s",
+                              m->in[i].path);
+    char **names = NULL;
+    size_t n = 0;
+    int rc = storq_h5u_list_links(from, &names, &n, err);
+    if (!rc && storq_h5u_has_link(out, STORQ_SCHEMA_LAYOUTS_PATH)) {
+        to = H5Gopen2(out, STORQ_SCHEMA_LAYOUTS_PATH, H5P_DEFAULT);
+        if (to < 0)
+            rc = storq_h5u_fail(err, out, "cannot open " STORQ_SCHEMA_LAYOUTS_PATH);
+    } else if (!rc) {
+        rc = storq_h5u_create_group(out, STORQ_SCHEMA_LAYOUTS, &to, err);
+    }
+    for (size_t k = 0; !rc && k < n; k++) {
+        int same = 0;
+        if (!storq_h5u_has_link(to, names[k])) {
+            if (H5Ocopy(from, names[k], to, names[k], H5P_DEFAULT, H5P_DEFAULT) < 0)
+                rc = storq_h5u_fail(err, out, "cannot copy " STORQ_SCHEMA_LAYOUTS_PATH "/%s from %s",
+                                    names[k], m->in[i].path);
+        } else if (!(rc = same_edges(from, to, names[k], &same, err)) && !same) {
+            rc = storq_fail(err, STORQ_ERR_USAGE, "merge: %s and %s hold different runs (their "
+                            STORQ_SCHEMA_LAYOUTS_PATH "/%s differ)", m->in[i].path,
+                            m->in[0].path, names[k]);
+        }
+    }
+    storq_h5u_free_names(names, n);
+    storq_h5u_close_group(&to);
+    H5Gclose(from);
+    STORQ_TRY(rc);
+    return storq_schema_restate_version(out, err);
+}
+
 /* Input i's points, in id order. */
 static int copy_points(const merge *m, size_t i, hid_t src, hid_t out, storq_error *err)
 {
@@ -256,6 +309,8 @@ static int write_contents(const merge *m, hid_t out, const char *command_line, s
         if (i == 0)
             rc = write_root(m, src, out, command_line, err);
         if (!rc)
+            rc = copy_layouts(m, i, src, out, err);
+        if (!rc)
             rc = copy_points(m, i, src, out, err);
         H5Fclose(src);
     }
@@ -268,7 +323,13 @@ static int write_output(const merge *m, const char *out_path, const char *partia
                         const char *command_line, storq_error *err)
 {
     STORQ_TRY(storq_partial_create(out_path, partial, "merge", err));
-    hid_t out = H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t fapl = storq_h5u_file_access(), fcpl = storq_h5u_file_create();
+    hid_t out = H5Fcreate(partial, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT,
+                          fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
     int rc = out < 0 ? storq_h5u_fail_file(err, partial, "cannot create the HDF5 file") : STORQ_OK;
     if (!rc)
         rc = write_contents(m, out, command_line, err);

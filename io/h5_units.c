@@ -211,10 +211,11 @@ static int next_session(hid_t run, uint32_t *next, storq_error *err)
 }
 
 /* Open run/name, or create it empty (length 0, unlimited, chunked); a new units table of a task's
- * file gets the task. */
+ * file gets the task. A new table is not linked yet (*fresh = 1): see write_session. */
 static int open_table(hid_t file, hid_t run, const char *name, hid_t ftype, hsize_t chunk,
-                      hid_t *d, storq_error *err)
+                      hid_t *d, int *fresh, storq_error *err)
 {
+    *fresh = 0;
     if (storq_h5u_has_link(run, name)) {
         *d = H5Dopen2(run, name, H5P_DEFAULT);
         return *d < 0 ? storq_h5u_fail(err, run, "cannot open '%s'", name) : STORQ_OK;
@@ -223,8 +224,9 @@ static int open_table(hid_t file, hid_t run, const char *name, hid_t ftype, hsiz
     hid_t space = H5Screate_simple(1, &zero, &unlimited);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     *d = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0
-             ? H5Dcreate2(run, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)
+             ? H5Dcreate_anon(file, ftype, space, dcpl, H5P_DEFAULT)
              : -1;
+    *fresh = *d >= 0;
     storq_h5u_close_space(&space);
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -243,12 +245,14 @@ static int open_table(hid_t file, hid_t run, const char *name, hid_t ftype, hsiz
     return rc;
 }
 
-/* Add n rows (memory type mtype) at the end of run/name, creating the table when missing. */
+/* Add n rows (memory type mtype) at the end of run/name, creating the table when missing: then
+ * the new table is left open in *fresh, to be linked as run/name once it is on disk. */
 static int append(hid_t file, hid_t run, const char *name, const table_type *t, hsize_t chunk,
-                  const void *rows, size_t n, storq_error *err)
+                  const void *rows, size_t n, hid_t *fresh, storq_error *err)
 {
     hid_t d;
-    STORQ_TRY(open_table(file, run, name, t->ftype, chunk, &d, err));
+    int is_new;
+    STORQ_TRY(open_table(file, run, name, t->ftype, chunk, &d, &is_new, err));
     hid_t fspace = H5Dget_space(d), mspace = -1;
     hsize_t old = 0, add = n;
     int rc = STORQ_OK;
@@ -266,8 +270,21 @@ static int append(hid_t file, hid_t run, const char *name, const table_type *t, 
     }
     storq_h5u_close_space(&mspace);
     storq_h5u_close_space(&fspace);
-    H5Dclose(d);
+    if (is_new && !rc)
+        *fresh = d;
+    else
+        H5Dclose(d);
     return rc;
+}
+
+/* Link the new table d as run/name (d is closed). */
+static int link_table(hid_t run, const char *name, hid_t *d, storq_error *err)
+{
+    if (*d < 0)
+        return STORQ_OK;
+    herr_t linked = H5Olink(*d, run, name, H5P_DEFAULT, H5P_DEFAULT);
+    storq_h5u_close_dataset(d);
+    return linked < 0 ? storq_h5u_fail(err, run, "cannot link the table '%s'", name) : STORQ_OK;
 }
 
 /* Set (replacing) one of /run's scalar attributes. */
@@ -364,13 +381,26 @@ static int write_session(hid_t file, hid_t run, const storq_unit_row *rows, size
     int rc = STORQ_OK;
     if (units_type(&ut) || sessions_type(&st))
         rc = storq_h5u_fail(err, run, "cannot build the types of /run/units");
-    /* Rows first, the session's summary after, /run's attributes last. */
+    /* Rows first, the session's summary after, /run's attributes last. New tables are written
+     * to disk before /run links them: a write cut short (a disk full without fallocate) then
+     * leaves /run's header (changed in place) without links to tables that are not there. */
+    hid_t new_units = -1, new_sessions = -1;
+    uint64_t sessions = table_rows(run, STORQ_SCHEMA_SESSIONS) + 1;
     if (!rc)
-        rc = append(file, run, STORQ_SCHEMA_UNITS, &ut, UNITS_CHUNK, recs, n, err);
+        rc = append(file, run, STORQ_SCHEMA_UNITS, &ut, UNITS_CHUNK, recs, n, &new_units, err);
     if (!rc)
-        rc = append(file, run, STORQ_SCHEMA_SESSIONS, &st, SESSIONS_CHUNK, &s, 1, err);
+        rc = append(file, run, STORQ_SCHEMA_SESSIONS, &st, SESSIONS_CHUNK, &s, 1, &new_sessions,
+                    err);
     if (!rc)
-        rc = set_run_attrs(run, &s, table_rows(run, STORQ_SCHEMA_SESSIONS), err);
+        rc = set_run_attrs(run, &s, sessions, err);
+    if (!rc && (new_units >= 0 || new_sessions >= 0) && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        rc = storq_h5u_fail(err, file, "cannot flush /run/units");
+    if (!rc)
+        rc = link_table(run, STORQ_SCHEMA_UNITS, &new_units, err);
+    if (!rc)
+        rc = link_table(run, STORQ_SCHEMA_SESSIONS, &new_sessions, err);
+    storq_h5u_close_dataset(&new_units);
+    storq_h5u_close_dataset(&new_sessions);
     table_type_free(&ut);
     table_type_free(&st);
     free(recs);

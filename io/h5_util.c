@@ -118,17 +118,79 @@ static hid_t vlen_string_type(void)
     return t;
 }
 
-int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+hid_t storq_h5u_file_access(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
+        H5Pclose(fapl);
+        fapl = -1;
+    }
+    return fapl;
+}
+
+hid_t storq_h5u_file_create(void)
+{
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl >= 0 && H5Pset_istore_k(fcpl, STORQ_H5U_CHUNK_BTREE_K) < 0) {
+        H5Pclose(fcpl);
+        fcpl = -1;
+    }
+    return fcpl;
+}
+
+/* A small group keeps its links (up to this many) and attributes in its object header rather
+ * than in a heap and two B-trees of their own, which cost a few KB per group: a point has a
+ * dozen groups, a sweep thousands of points. Readers see no difference (order and names are
+ * kept). Not for the file's long-lived groups (/points): a header grown by continuation blocks
+ * is what a write cut short (a full disk) leaves unreadable, and --resume must read /points. */
+#define COMPACT_LINKS_MAX 1024
+#define COMPACT_ATTRS_MAX 64
+
+/* nlinks > 0: a header sized up front for nlinks links of names of name_len characters, kept in
+ * it (see storq_h5u_create_sized_group). */
+static int create_group(hid_t loc, const char *name, int compact, unsigned nlinks,
+                        unsigned name_len, hid_t *out, storq_error *err)
 {
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    if (gcpl >= 0)
+    if (gcpl >= 0) {
         H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+        if (compact) {
+            H5Pset_link_phase_change(gcpl, COMPACT_LINKS_MAX, COMPACT_LINKS_MAX - 1);
+            H5Pset_attr_phase_change(gcpl, COMPACT_ATTRS_MAX, COMPACT_ATTRS_MAX - 1);
+        }
+        if (nlinks > 0) {
+            H5Pset_link_phase_change(gcpl, nlinks, nlinks > 1 ? nlinks - 1 : 1);
+            H5Pset_est_link_info(gcpl, nlinks, name_len);
+        }
+        H5Pset_obj_track_times(gcpl, 0);
+    }
     *out = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl >= 0 ? gcpl : H5P_DEFAULT, H5P_DEFAULT);
     if (gcpl >= 0)
         H5Pclose(gcpl);
     if (*out < 0)
         return storq_h5u_fail(err, loc, "cannot create group '%s'", name);
     return STORQ_OK;
+}
+
+int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+{
+    return create_group(loc, name, 0, 0, 0, out, err);
+}
+
+int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+{
+    return create_group(loc, name, 1, 0, 0, out, err);
+}
+
+int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
+                                 hid_t *out, storq_error *err)
+{
+    if (nlinks > STORQ_H5U_SIZED_LINKS_MAX)
+        nlinks = STORQ_H5U_SIZED_LINKS_MAX;
+    if (name_len > 255)
+        name_len = 255;
+    return create_group(loc, name, 0, (unsigned)(nlinks ? nlinks : 1), (unsigned)name_len, out,
+                        err);
 }
 
 /* ---- writing ---- */
@@ -211,13 +273,74 @@ int storq_h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values,
     return rc;
 }
 
+int storq_h5u_deflate_available(void)
+{
+    unsigned config = 0;
+    htri_t avail = H5Zfilter_avail(H5Z_FILTER_DEFLATE);
+    int ok = avail > 0 && H5Zget_filter_info(H5Z_FILTER_DEFLATE, &config) >= 0 &&
+             (config & H5Z_FILTER_CONFIG_ENCODE_ENABLED);
+    H5Eclear2(H5E_DEFAULT);
+    return ok;
+}
+
+/* The creation properties of a numeric array of ftype and shape dims: at least
+ * STORQ_H5U_COMPRESS_MIN bytes go chunked (chunks of at most STORQ_H5U_CHUNK_MAX bytes, cut
+ * along the first axis), byte-shuffled and deflated; anything else, or a build without zlib,
+ * gets HDF5's default (contiguous). deflate is deterministic: the same data give the same bytes,
+ * whichever rank or thread computed them. */
+/* No access and modification times in object headers: they would differ between two runs of
+ * the same results, and cost 16 bytes an object. */
+static hid_t plain_dcpl(void)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl >= 0) {
+        H5Pset_obj_track_times(dcpl, 0);
+        H5Pset_dset_no_attrs_hint(dcpl, 1);
+    }
+    return dcpl;
+}
+
+hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims)
+{
+    H5T_class_t cls = H5Tget_class(ftype);
+    size_t elsize = H5Tget_size(ftype);
+    if (ndims < 1 || (cls != H5T_INTEGER && cls != H5T_FLOAT) || elsize == 0)
+        return plain_dcpl();
+    hsize_t bytes = elsize, row = elsize;
+    for (int i = 0; i < ndims; i++)
+        bytes *= dims[i];
+    for (int i = 1; i < ndims; i++)
+        row *= dims[i];
+    hid_t dcpl = plain_dcpl();
+    if (dcpl < 0 || bytes < STORQ_H5U_COMPRESS_MIN || row > STORQ_H5U_CHUNK_MAX ||
+        !storq_h5u_deflate_available())
+        return dcpl;
+    hsize_t chunk[H5S_MAX_RANK];
+    for (int i = 0; i < ndims; i++)
+        chunk[i] = dims[i];
+    hsize_t rows = STORQ_H5U_CHUNK_MAX / row;
+    if (chunk[0] > rows)
+        chunk[0] = rows;
+    if (H5Pset_chunk(dcpl, ndims, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||
+        H5Pset_deflate(dcpl, STORQ_H5U_DEFLATE_LEVEL) < 0) {
+        H5Pclose(dcpl);
+        H5Eclear2(H5E_DEFAULT);
+        return plain_dcpl();
+    }
+    return dcpl;
+}
+
 static int write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int ndims,
                          const hsize_t *dims, const void *data, storq_error *err)
 {
     hid_t space = ndims == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndims, dims, NULL);
     if (space < 0)
         return storq_h5u_fail(err, loc, "cannot make a dataspace for dataset '%s'", name);
-    hid_t d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = storq_h5u_array_create_plist(ftype, ndims, dims);
+    hid_t d = dcpl < 0 ? -1
+                       : H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
     H5Sclose(space);
     if (d < 0)
         return storq_h5u_fail(err, loc, "cannot create dataset '%s'", name);

@@ -29,9 +29,42 @@ void storq_h5u_close_dataset(hid_t *id);
 void storq_h5u_close_type(hid_t *id);
 void storq_h5u_close_space(hid_t *id);
 
+/* The file access properties storq writes with (caller closes; -1 on failure): HDF5 1.8's
+ * object formats (compact object headers; readable by HDF5 1.8 and later). Not 1.10's: their
+ * superblock marks a file open for writing, and HDF5 then refuses to open the partial file a
+ * killed run leaves ("file is already open for write"), which --resume must read. */
+hid_t storq_h5u_file_access(void);
+/* The file creation properties (caller closes; -1 on failure): the B-tree that indexes a
+ * chunked dataset's chunks sized for the one chunk storq writes per dataset (about 100 bytes
+ * rather than HDF5's default 2 KB). */
+#define STORQ_H5U_CHUNK_BTREE_K 1
+hid_t storq_h5u_file_create(void);
+
+/* Numeric arrays of at least STORQ_H5U_COMPRESS_MIN bytes are stored chunked, shuffled and
+ * deflated (docs/hdf5-schema.md, "Storage"). */
+#define STORQ_H5U_COMPRESS_MIN 1024
+#define STORQ_H5U_CHUNK_MAX (1u << 20)
+#define STORQ_H5U_DEFLATE_LEVEL 4
+/* 1 when this HDF5 can deflate (it was built with zlib). */
+int storq_h5u_deflate_available(void);
+/* The dataset creation properties of a numeric array of ftype and shape dims (caller closes). */
+hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims);
+
 /* Create a group whose links remember their creation order (so readers list observables in the
  * order the model declared them). */
 int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
+/* The same for a group of a point (the point's own, its observables...): links and attributes in
+ * its object header, a few KB smaller. */
+int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
+/* The same for a group that gains links one at a time while the file is written (/points): its
+ * header is made big enough for nlinks links (up to STORQ_H5U_SIZED_LINKS_MAX) of names of about
+ * name_len characters, which it keeps. So adding one rewrites that header in place; it never
+ * grows a continuation block or moves its links to a heap and B-trees, blocks at the end of the
+ * file that a write cut short (a disk full without fallocate) may leave unwritten, and the
+ * header, pointing to them, unreadable with the complete points it lists. */
+#define STORQ_H5U_SIZED_LINKS_MAX 4096
+int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
+                                 hid_t *out, storq_error *err);
 
 /* Attributes on loc. */
 int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);

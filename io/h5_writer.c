@@ -31,6 +31,7 @@ struct storq_h5_file {
     const storq_model *model;
     size_t nparams;
     storq_output_lock *lock; /* NAME.lock, held from before the partial is touched to the end */
+    int write_failed;        /* a point's write failed: what HDF5 still holds stays off the disk */
 };
 
 static storq_h5_file *new_handle(const char *final_path, const storq_model *model,
@@ -57,9 +58,13 @@ static storq_h5_file *new_handle(const char *final_path, const storq_model *mode
  * cannot be flushed is closed on a scratch file in memory put under its descriptor (sec2 driver:
  * the handle is the int descriptor), where the close's writes and truncation go: the file on disk
  * keeps what the writes before the failure put there, which --resume reads. */
-static void close_file(hid_t file)
+/* After a failed write (discard), nothing more goes to the disk: flushing what HDF5 still holds
+ * would write the headers it changed in place (/points, with a link to the unfinished point or a
+ * continuation of its header) while the new blocks they point to, further on, cannot be written,
+ * and the complete points would no longer be readable. The file keeps its last flushed state. */
+static void close_file(hid_t file, int discard)
 {
-    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+    if (discard || H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
         H5Eclear2(H5E_DEFAULT);
         void *handle = NULL;
         hid_t fapl = H5Fget_access_plist(file);
@@ -87,7 +92,7 @@ void storq_h5_close(storq_h5_file **pf)
         return;
     storq_h5_file *f = *pf;
     if (f->file >= 0) {
-        close_file(f->file);
+        close_file(f->file, f->write_failed);
         storq_partial_trim(f->partial_path);
     }
     storq_output_lock_release(&f->lock);
@@ -153,10 +158,16 @@ static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_
     return write_task_attrs(file, meta, err);
 }
 
+#define RUN_HEADER_LINKS 16
+
 static int write_config(hid_t file, const char *text, storq_error *err)
 {
     hid_t run;
-    STORQ_TRY(storq_h5u_create_group(file, STORQ_SCHEMA_RUN, &run, err));
+    /* Its header has room ahead for what each session's end adds (the units and sessions tables,
+     * five attributes): written in place, a write cut short there cannot leave /run unreadable
+     * (see storq_h5u_create_sized_group). */
+    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, RUN_HEADER_LINKS, 24, &run,
+                                           err));
     int rc = storq_h5u_write_string(run, STORQ_SCHEMA_CONFIG, text, err);
     H5Gclose(run);
     return rc;
@@ -319,7 +330,12 @@ static int write_file_header(hid_t file, const storq_run_meta *meta, const storq
     STORQ_TRY(write_root_attrs(file, meta, model, err));
     STORQ_TRY(write_config(file, meta->config_text, err));
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(file, STORQ_SCHEMA_POINTS, &g, err));
+    char last[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_schema_point_path(npoints ? npoints - 1 : 0, last, sizeof last);
+    const char *slash = strrchr(last, '/');
+    /* its links: the index and one a point */
+    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_POINTS, npoints + 1,
+                                           strlen(slash ? slash + 1 : last), &g, err));
     int rc = write_index(g, model, nparams, points, npoints, err);
     H5Gclose(g);
     if (rc == STORQ_OK && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
@@ -348,7 +364,13 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     rc = storq_partial_reserve(f->partial_path, (1u << 18) + (uint64_t)npoints * 4096,
                                "the file's header", err);
     if (!rc) {
-        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t fapl = storq_h5u_file_access(), fcpl = storq_h5u_file_create();
+        f->file = H5Fcreate(f->partial_path, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT,
+                            fapl >= 0 ? fapl : H5P_DEFAULT);
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        if (fcpl >= 0)
+            H5Pclose(fcpl);
         if (f->file < 0)
             rc = storq_h5u_fail_file(err, f->partial_path, "cannot create the HDF5 file");
     }
@@ -357,7 +379,7 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     if (rc) {
         /* A header-less partial is useless for --resume: remove it (while the lock is held). */
         if (f->file >= 0)
-            close_file(f->file);
+            close_file(f->file, 1);
         f->file = -1;
         unlink(f->partial_path);
         storq_h5_close(&f);
@@ -449,11 +471,66 @@ static double hist_total_sum(const storq_obs_def *def, const storq_point_result 
     return sum;
 }
 
+/* The name of def's layout in /layouts: the parameters its edges are a function of. */
+static void layout_name(const storq_obs_def *def, char *buf, size_t size)
+{
+    if (def->hist_kind == STORQ_HIST_LOGLIN)
+        snprintf(buf, size, "log-linear_emin%d_emax%d_sub%d", def->emin, def->emax,
+                 def->sub_bits);
+    else
+        snprintf(buf, size, "integer_bins%zu", def->nbins);
+}
+
+/* g/bin_edges: a soft link to /layouts/NAME, written (with its checksum) by the first histogram
+ * of that layout in the file, so a sweep stores each layout's edges once. */
+static int link_edges(hid_t g, const storq_obs_def *def, storq_error *err)
+{
+    char name[96], path[128];
+    layout_name(def, name, sizeof name);
+    snprintf(path, sizeof path, STORQ_SCHEMA_LAYOUTS_PATH "/%s", name);
+    hid_t file = H5Iget_file_id(g);
+    if (file < 0)
+        return storq_h5u_fail(err, g, "cannot find the file of the histogram");
+    int rc = STORQ_OK;
+    if (!storq_h5u_has_link(file, path)) {
+        hid_t layouts = -1, d = -1;
+        hsize_t ne = def->nbins + 1;
+        double *edges = malloc(ne * sizeof *edges);
+        if (!edges)
+            rc = storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing layout '%s'", name);
+        else
+            storq_hist_edges(def, edges);
+        if (!rc && storq_h5u_has_link(file, STORQ_SCHEMA_LAYOUTS_PATH)) {
+            layouts = H5Gopen2(file, STORQ_SCHEMA_LAYOUTS_PATH, H5P_DEFAULT);
+            if (layouts < 0)
+                rc = storq_h5u_fail(err, file, "cannot open group '" STORQ_SCHEMA_LAYOUTS "'");
+        } else if (!rc) {
+            rc = storq_h5u_create_group(file, STORQ_SCHEMA_LAYOUTS, &layouts, err);
+        }
+        if (!rc)
+            rc = storq_h5u_write_f64(layouts, name, 1, &ne, edges, err);
+        free(edges);
+        if (!rc && (d = H5Dopen2(layouts, name, H5P_DEFAULT)) < 0)
+            rc = storq_h5u_fail(err, layouts, "cannot open dataset '%s'", name);
+        if (!rc)
+            rc = storq_h5_checksum_stamp(d, err);
+        storq_h5u_close_dataset(&d);
+        storq_h5u_close_group(&layouts);
+        if (!rc)
+            rc = storq_schema_restate_version(file, err);
+    }
+    H5Fclose(file);
+    STORQ_TRY(rc);
+    if (H5Lcreate_soft(path, g, STORQ_SCHEMA_BIN_EDGES, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        return storq_h5u_fail(err, g, "cannot link '" STORQ_SCHEMA_BIN_EDGES "' to '%s'", path);
+    return STORQ_OK;
+}
+
 static int write_histogram(hid_t g, const storq_obs_def *def, const storq_point_result *res,
                            storq_error *err)
 {
     const uint64_t *c = res->counts + def->count_offset; /* underflow, bins, overflow */
-    hsize_t nb = def->nbins, ne = def->nbins + 1;
+    hsize_t nb = def->nbins;
     uint64_t count = 0;
     for (size_t j = 0; j < def->nbins + 2; j++)
         count += c[j];
@@ -461,16 +538,8 @@ static int write_histogram(hid_t g, const storq_obs_def *def, const storq_point_
     double min = res->minmax[def->minmax_offset], max = res->minmax[def->minmax_offset + 1];
     double mean = count ? sum / (double)count : NAN;
 
-    double *edges = malloc(ne * sizeof *edges);
-    if (!edges)
-        return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing histogram '%s'",
-                          def->name);
-    storq_hist_edges(def, edges);
-    int rc = storq_h5u_write_u64(g, "counts", 1, &nb, c + 1, err);
-    if (!rc)
-        rc = storq_h5u_write_f64(g, "bin_edges", 1, &ne, edges, err);
-    free(edges);
-    STORQ_TRY(rc);
+    STORQ_TRY(storq_h5u_write_u64(g, "counts", 1, &nb, c + 1, err));
+    STORQ_TRY(link_edges(g, def, err));
     STORQ_TRY(storq_h5u_write_u64(g, "underflow", 0, NULL, &c[0], err));
     STORQ_TRY(storq_h5u_write_u64(g, "overflow", 0, NULL, &c[def->nbins + 1], err));
     STORQ_TRY(storq_h5u_write_u64(g, "count", 0, NULL, &count, err));
@@ -491,7 +560,7 @@ static int write_observable(hid_t parent, const storq_obs_def *def, const storq_
                             const storq_summary *s, storq_error *err)
 {
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(parent, def->name, &g, err));
+    STORQ_TRY(storq_h5u_create_small_group(parent, def->name, &g, err));
     int rc = storq_h5u_attr_string(g, "kind", kind_name(def->kind), err);
     if (!rc)
         rc = storq_h5u_attr_string(g, "unit", def->unit, err);
@@ -529,9 +598,9 @@ static int write_observables(hid_t point, const storq_point_result *res, const s
                              storq_error *err)
 {
     hid_t obs = -1, reps = -1;
-    int rc = storq_h5u_create_group(point, STORQ_SCHEMA_OBSERVABLES, &obs, err);
+    int rc = storq_h5u_create_small_group(point, STORQ_SCHEMA_OBSERVABLES, &obs, err);
     if (!rc)
-        rc = storq_h5u_create_group(point, STORQ_SCHEMA_REPLICATIONS, &reps, err);
+        rc = storq_h5u_create_small_group(point, STORQ_SCHEMA_REPLICATIONS, &reps, err);
     for (size_t i = 0; !rc && i < res->schema->ndefs; i++) {
         const storq_obs_def *def = &res->schema->defs[i];
         rc = write_observable(obs, def, res, s, err);
@@ -563,7 +632,7 @@ static int write_array(hid_t g, const storq_array *a, storq_error *err)
 static int write_arrays(hid_t point, const char *name, const storq_theory *t, storq_error *err)
 {
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(point, name, &g, err));
+    STORQ_TRY(storq_h5u_create_small_group(point, name, &g, err));
     int rc = STORQ_OK;
     for (size_t i = 0; t && !rc && i < t->n; i++)
         rc = write_array(g, &t->items[i], err);
@@ -614,13 +683,18 @@ int storq_h5_write_point(storq_h5_file *f, size_t point_id, const storq_params *
     if (storq_h5u_has_link(f->file, name))
         return storq_h5u_fail(err, f->file, "point %zu was already written", point_id);
     hid_t g;
-    STORQ_TRY(storq_h5u_create_group(f->file, name, &g, err));
+    STORQ_TRY(storq_h5u_create_small_group(f->file, name, &g, err));
     int rc = write_point_body(g, f, params, res, summary, theory, comparison, wall_seconds,
                               precision, err);
     H5Gclose(g);
-    STORQ_TRY(rc);
-    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0)
+    if (rc) {
+        f->write_failed = 1;
+        return rc;
+    }
+    if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
+        f->write_failed = 1;
         return storq_h5u_fail(err, f->file, "cannot flush point %zu to disk", point_id);
+    }
     return STORQ_OK;
 }
 
@@ -703,7 +777,10 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
 
 static int open_partial(storq_h5_file *f, storq_error *err)
 {
-    f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t fapl = storq_h5u_file_access();
+    f->file = H5Fopen(f->partial_path, H5F_ACC_RDWR, fapl >= 0 ? fapl : H5P_DEFAULT);
+    if (fapl >= 0)
+        H5Pclose(fapl);
     if (f->file >= 0)
         return STORQ_OK;
     char detail[512] = "";
@@ -728,7 +805,7 @@ static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
     memset(err, 0, sizeof *err);
-    close_file(f->file);
+    close_file(f->file, 0);
     f->file = -1;
     size_t len = strlen(f->partial_path) + sizeof ".damaged";
     char *damaged = malloc(len);

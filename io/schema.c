@@ -119,7 +119,8 @@ void storq_schema_version(size_t task_count, int32_t version[2])
     version[1] = task_count > 1 ? STORQ_SCHEMA_MINOR_TASKS : 0;
 }
 
-/* The version the file's contents call for: its task attributes', 1.2 while it has checkpoints.
+/* The version the file's contents call for: its task attributes', 1.2 while it has checkpoints,
+ * 1.3 with /layouts.
  * The run's record of its units (/run/units) calls for none: it is optional in every 1.x file. */
 static int version_due(hid_t file, int32_t version[2], storq_error *err)
 {
@@ -130,6 +131,9 @@ static int version_due(hid_t file, int32_t version[2], storq_error *err)
     if (storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS) &&
         version[1] < STORQ_SCHEMA_MINOR_CHECKPOINTS)
         version[1] = STORQ_SCHEMA_MINOR_CHECKPOINTS;
+    if (storq_h5u_has_link(file, STORQ_SCHEMA_LAYOUTS_PATH) &&
+        version[1] < STORQ_SCHEMA_MINOR_LAYOUTS)
+        version[1] = STORQ_SCHEMA_MINOR_LAYOUTS;
     return STORQ_OK;
 }
 

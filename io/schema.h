@@ -19,9 +19,10 @@
  * minor (minor versions only add), and writes minor versions up to STORQ_SCHEMA_MINOR. A file
  * states the oldest version that describes it (storq_schema_version). */
 #define STORQ_SCHEMA_MAJOR 1
-#define STORQ_SCHEMA_MINOR 2
+#define STORQ_SCHEMA_MINOR 3
 #define STORQ_SCHEMA_MINOR_TASKS 1       /* added the task attributes: a job-array task's file */
 #define STORQ_SCHEMA_MINOR_CHECKPOINTS 2 /* added /checkpoints: unfinished points' replications */
+#define STORQ_SCHEMA_MINOR_LAYOUTS 3     /* added /layouts: bin edges stored once per layout */
 
 /* Root attributes. */
 #define STORQ_SCHEMA_ATTR_FORMAT "format"
@@ -85,6 +86,14 @@
 #define STORQ_SCHEMA_CHECKPOINT_MINMAX "minmax" /* float64 (nminmax) */
 #define STORQ_SCHEMA_ATTR_REPLICATIONS_IN "replications_in"
 #define STORQ_SCHEMA_ATTR_WORKER_SECONDS "worker_seconds"
+
+/* /layouts (1.3) holds each histogram layout's bin edges once, as /layouts/NAME (float64,
+ * nbins + 1, with its crc32); a histogram's bin_edges is then a soft link to it, which readers
+ * follow without knowing (docs/hdf5-schema.md, "Layouts"). Files before 1.3 store the edges in
+ * every histogram: readers take both. */
+#define STORQ_SCHEMA_LAYOUTS "layouts"
+#define STORQ_SCHEMA_LAYOUTS_PATH "/" STORQ_SCHEMA_LAYOUTS
+#define STORQ_SCHEMA_BIN_EDGES "bin_edges"
 
 /* The run's record of itself (docs/hdf5-schema.md, "The run's units"), written by
  * io/h5_units.c when a run ends. Optional in every 1.x file and no part of the results, like the
@@ -150,7 +159,8 @@ int storq_schema_open(const char *path, const char *label, storq_schema_use use,
 void storq_schema_version(size_t task_count, int32_t version[2]);
 
 /* Rewrite the format_version of an open (read-write) results file to what it holds now: that of
- * its task attributes, raised to 1.2 while the group /checkpoints exists. /run/units and
+ * its task attributes, raised to 1.2 while the group /checkpoints exists, to 1.3 when it has
+ * /layouts. /run/units and
  * /run/sessions play no part: optional in any 1.x file, they need no version of their own. A file
  * stating a minor version newer than this storq's is left alone (it may hold what this storq does
  * not know). */

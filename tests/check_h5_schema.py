@@ -237,12 +237,52 @@ class Checker:
             crc = self.value_crc(zlib.crc32(b"\0", crc), obj.dtype, obj.shape, obj[()])
         return crc
 
+    def check_links(self, f):
+        """Schema 1.3: the only soft links are histograms' bin_edges to /layouts/NAME, each a
+        float64 (nbins + 1,) dataset of increasing edges with its checksum."""
+        def visit(name, obj):
+            if not isinstance(obj, h5py.Group):
+                return
+            for key in obj:
+                link = obj.get(key, getlink=True)
+                where = f"{obj.name.rstrip('/')}/{key}"
+                if isinstance(link, h5py.ExternalLink):
+                    self.fail(where, "is an external link")
+                elif isinstance(link, h5py.SoftLink):
+                    target = link.path
+                    ok = (key == "bin_edges" and target.startswith("/layouts/") and
+                          "/" not in target[len("/layouts/"):] and target in f and
+                          isinstance(f[target], h5py.Dataset))
+                    self.expect(ok, where, f"soft link to '{target}': storq writes only "
+                                "bin_edges -> /layouts/NAME (an existing dataset)")
+        visit("/", f)
+        f.visititems(visit)
+        if "layouts" not in f:
+            return
+        self.expect(self.version >= (1, 3), "/layouts",
+                    f"in a file that says format_version {self.version[0]}.{self.version[1]}")
+        for name, d in f["layouts"].items():
+            where = f"/layouts/{name}"
+            if not self.expect(isinstance(d, h5py.Dataset) and d.dtype == np.float64 and
+                               d.ndim == 1, where, "not a 1-D float64 dataset"):
+                continue
+            self.expect(np.all(np.diff(d[()]) > 0), where, "edges are not increasing")
+            if self.expect("crc32" in d.attrs, where, "no checksum (crc32)"):
+                self.expect(self.object_crc(d) == int(np.asarray(d.attrs["crc32"])), where,
+                            "crc32 does not match its data")
+
     def check_checksums(self, point):
         """Every object of a point with a checksum has one, and it matches its contents."""
         if "crc32" not in point.attrs:
             return
-        objects = [point]
-        point.visititems(lambda name, obj: objects.append(obj))
+        objects = []
+
+        def collect(obj):  # every member, following the soft links into /layouts (1.3)
+            objects.append(obj)
+            if isinstance(obj, h5py.Group):
+                for name in obj:
+                    collect(obj[name])
+        collect(point)
         for obj in objects:
             if not self.expect("crc32" in obj.attrs, obj.name, "no checksum (crc32)"):
                 continue
@@ -303,6 +343,11 @@ class Checker:
         if counts is None or counts.ndim != 1:
             self.fail(where, "counts is not a 1-D uint64 array")
             return
+        link = g.get("bin_edges", getlink=True)
+        if isinstance(link, h5py.SoftLink):
+            self.expect(self.version >= (1, 3), where,
+                        "bin_edges is a link to /layouts in a file that says format_version "
+                        f"{self.version[0]}.{self.version[1]}")
         edges = self.dataset(g, "bin_edges", where, shape=(len(counts) + 1,))
         scalars = {}
         for name in ("underflow", "overflow", "count"):
@@ -507,6 +552,7 @@ class Checker:
         partial = self.path.endswith(".partial")
         with h5py.File(self.path, "r") as f:
             self.check_root(f)
+            self.check_links(f)
             if not self.expect("points" in f, "/", "missing group 'points'"):
                 return 0, 0
             index = self.check_index(f)

@@ -34,12 +34,26 @@ def ignored_attr(name, key):
     return key in RUN_ATTRS or key in CHECKSUM_ATTRS or (name == "run" and key in RUN_RECORD_ATTRS)
 
 
+# Schema 1.3 stores each histogram layout's bin edges once, in /layouts, and links every
+# histogram's bin_edges to them: what is compared is what a reader reads, the edges under each
+# histogram's name (as files before 1.3 store them), so /layouts itself is storage, left out, and
+# a file compares equal to the same results in the older layout.
+LAYOUTS = "layouts"
+
+
 def items(f):
     out = {}
-    f.visititems(lambda name, obj: out.__setitem__(name, obj))
-    for name in list(out):
-        if any(name == r or name.startswith(r + "/") for r in RUN_RECORD):
-            del out[name]
+
+    def walk(group, prefix):
+        for key in group:
+            name = prefix + key
+            if name == LAYOUTS or any(name == r for r in RUN_RECORD):
+                continue
+            obj = group[key]  # follows soft links
+            out[name] = obj
+            if isinstance(obj, h5py.Group):
+                walk(obj, name + "/")
+    walk(f, "")
     out["/"] = f
     return out
 

@@ -56,14 +56,14 @@ OMP_NUM_THREADS=2 run sm.ini --task 2/3 -o sm_t2.h5
 # Without -o a task's file is named after it, so tasks sharing a directory never collide.
 for f in sm.task-0-of-3.h5 sm.task-1-of-3.h5 sm_t2.h5; do [ -f "$f" ] || fail "no $f"; done
 [ ! -e sm.h5 ] || fail "a task wrote the whole run's name sm.h5"
-schema sm.task-0-of-3.h5 "schema 1.1 OK (2/5 points complete, task 0/3)"
-schema sm.task-1-of-3.h5 "schema 1.1 OK (2/5 points complete, task 1/3)"
-schema sm_t2.h5 "schema 1.1 OK (1/5 points complete, task 2/3)"
+schema sm.task-0-of-3.h5 "schema 1.3 OK (2/5 points complete, task 0/3)"
+schema sm.task-1-of-3.h5 "schema 1.3 OK (2/5 points complete, task 1/3)"
+schema sm_t2.h5 "schema 1.3 OK (1/5 points complete, task 2/3)"
 "$storq" merge sm_merged.h5 sm_t2.h5 sm.task-0-of-3.h5 sm.task-1-of-3.h5 > merge.log 2>&1 ||
   fail "merge exited $?: $(cat merge.log)"
 grep -q "sm_merged.h5: all 5 points of the run" merge.log || fail "merge report: $(cat merge.log)"
 [ ! -e sm_merged.h5.partial ] || fail "merge left sm_merged.h5.partial"
-schema sm_merged.h5 "schema 1.0 OK (5/5 points complete)"
+schema sm_merged.h5 "schema 1.3 OK (5/5 points complete)"
 same sm_whole.h5 sm_merged.h5
 # storq info lists the points and their observables in the same order (creation order survives).
 info_body() { "$storq" info "$1" | sed -n '/^points:/,$p' | sed 's/events, .* s wall/events/'; }
@@ -76,7 +76,7 @@ for i in 1 2 3; do OMP_NUM_THREADS=1 run fj.ini --task $i/4 2> "fj$i.err"; done
 grep -q "this task has none" fj3.err || fail "no warning for an empty task: $(cat fj3.err)"
 schema fj.task-3-of-4.h5 "schema 1.1 OK (0/3 points complete, task 3/4)"
 "$storq" merge fj_merged.h5 fj.task-{0,1,2,3}-of-4.h5 >/dev/null || fail "fj merge exited $?"
-schema fj_merged.h5 "schema 1.0 OK (3/3 points complete)"
+schema fj_merged.h5 "schema 1.3 OK (3/3 points complete)"
 same fj_whole.h5 fj_merged.h5
 
 # ---- bad --task values: exit 2, one message naming --task, no file at all ----
@@ -143,7 +143,7 @@ msg=$("$storq" merge part.h5 sm.task-0-of-3.h5 sm_t2.h5 2>&1 >/dev/null); status
 [ "$status" -eq 1 ] || fail "merge lacking points exited $status, expected 1"
 grep -qF "2 of the run's 5 points are in no input: 1, 4" <<<"$msg" || fail "missing points message: $msg"
 [ ! -e part.h5 ] && [ -e part.h5.partial ] || fail "merge lacking points: expected part.h5.partial only"
-schema part.h5.partial "schema 1.0 OK (3/5 points complete)"
+schema part.h5.partial "schema 1.3 OK (3/5 points complete)"
 OMP_NUM_THREADS=2 "$storq" run sm.ini -o part.h5 --resume > resume.log 2>&1 || fail "resume of a merge: $(cat resume.log)"
 [ "$(grep -c '^point ' resume.log)" -eq 2 ] || fail "resume of a merge ran other than the 2 missing points"
 same sm_whole.h5 part.h5

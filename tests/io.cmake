@@ -49,3 +49,8 @@ add_test(NAME replay_schedule_python
 set_tests_properties(h5_units_schema_python replay_schedule_python PROPERTIES
   LABELS "python" TIMEOUT 30 FIXTURES_REQUIRED storq_h5_units_file DEPENDS test_h5_units
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python;${STORQ_MPI_ENV}")
+# Result file sizes (compression, bin edges once per layout) and readers of the layout before 1.3.
+add_test(NAME e2e_file_size
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_file_size.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
+set_tests_properties(e2e_file_size PROPERTIES LABELS "e2e" TIMEOUT 120
+  ENVIRONMENT "${STORQ_MPI_ENV}")

@@ -255,7 +255,7 @@ static void test_schema(void)
                             &err) == STORQ_ERR_USAGE);
     CHECK(file < 0);
     CHECK(strstr(err.msg, "merge: newer.h5 has format version 1.7; this storq merges files up to "
-                          "1.2") != NULL);
+                          "1.3") != NULL);
     err = (storq_error){0};
     CHECK(storq_schema_open("no_such_file.h5", "merge", STORQ_SCHEMA_READ, "busy", &file, NULL,
                             &err) == STORQ_ERR_USAGE);
@@ -367,7 +367,7 @@ static void test_info(const char *final)
     fclose(out);
     if (err.code)
         fprintf(stderr, "info: %s\n", err.msg);
-    const char *expect[] = {"format_version  1, 0", "points: 3 (3 complete)", "lambda [1/time]",
+    const char *expect[] = {"format_version  1, 3", "points: 3 (3 complete)", "lambda [1/time]",
                             "WF-long", "delay_mean", "+- ", "1 0.5015 0.2515 0.1265 ...", "1 0.5 0.25 0.125 ...",
                             "u_l1", "u_l1_noise", "histograms:", "20000",
                             /* the Exp(1) quantiles ln 2, 2.303, 4.605, 6.908 within 2^-4 */
