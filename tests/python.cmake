@@ -7,3 +7,9 @@ add_test(NAME python_package
                  --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-package)
 set_tests_properties(python_package PROPERTIES LABELS "python" TIMEOUT 120
   ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>;OMP_NUM_THREADS=1")
+
+add_test(NAME python_figures
+         COMMAND ${STORQ_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_figures.py
+                 --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-figures)
+set_tests_properties(python_figures PROPERTIES LABELS "python" TIMEOUT 240
+  ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>")

@@ -217,3 +217,36 @@ def test_pip_installs_offline(tmp_path):
                            capture_output=True, text=True, env={"PYTHONPATH": str(target)},
                            cwd=tmp_path)
     assert check.returncode == 0 and str(target) in check.stdout, check.stderr
+
+
+@pytest.mark.parametrize("key", MODELS)
+def test_html_report(files, key, tmp_path, capsys):
+    """python3 -m storq.report FILE.h5 writes one self-contained HTML file: the run's metadata,
+    the table of every complete point and at least one embedded figure that fits the model."""
+    import storq.report
+
+    out = tmp_path / f"{key}.html"
+    assert storq.report.main([str(files[key]), "--html", str(out)]) == 0
+    text = out.read_text()
+    model = key.split("-")[0]
+    assert f"<td>{model}</td>" in text and "points complete" in text
+    with storq.open(files[key]) as r:
+        assert text.count("<tr>") >= len(r.points()) + 1
+        for column in r.wide().columns:  # every column of the table
+            assert f"<th>{column}</th>" in text
+    assert text.count("src='data:image/png;base64,") >= 1
+    assert "not drawn" not in text
+    assert "src='http" not in text and "<link" not in text  # nothing outside the file
+    assert "report written to" in capsys.readouterr().out
+
+
+def test_report_default_path_and_refusal(files, tmp_path):
+    import storq.report
+
+    src = tmp_path / "run.h5"
+    shutil.copy(files["forkjoin"], src)
+    assert storq.report.main([str(src)]) == 0
+    assert (tmp_path / "run.html").exists()
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(b"not hdf5")
+    assert storq.report.main([str(bad)]) == 2
