@@ -36,7 +36,7 @@ def _scalars_against(r, x, names):
     fig, axes = _axes(min(len(names), 3))
     others = [p for p in _varying(r) if p != x]
     for ax, name in zip(axes, names):
-        for key, g in (w.groupby(others) if others else [("", w)]):
+        for key, g in (w.groupby(others[0] if len(others) == 1 else others) if others else [("", w)]):
             g = g.sort_values(x)
             label = ", ".join(f"{o}={v}" for o, v in zip(others, np.atleast_1d(key))) or name
             errorbars(ax, g[x], g[name], g[name + "_ci95"], label, fmt="o-")
