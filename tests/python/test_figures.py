@@ -62,7 +62,7 @@ def test_forkjoin_exact_points_within_ci(manifest):
         up = np.array([np.nan if v is None else v for v in s["upper"]], float)
         ok = np.isfinite(lo) & np.isfinite(up)
         assert np.all(lo[ok] <= up[ok])
-    c = fig(manifest, "forkjoin-correlation")["data"]["1"]  # delta = 1: M/M/1 at rate k mu
+    c = fig(manifest, "forkjoin-correlation")["data"]["1.0"]  # delta = 1: M/M/1 at rate k mu
     k = np.array(c["k"], float)
     np.testing.assert_allclose(np.array(c["exact"], float), 1 / (k * 3 - 1), rtol=1e-12)
     _within(c["mean"], c["ci95"], c["exact"])
