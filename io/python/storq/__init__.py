@@ -1,11 +1,20 @@
-"""storq: analysis of storq results files (numpy, h5py, pandas, matplotlib).
+"""storq: analysis of storq results files (numpy, h5py, pandas, matplotlib; xarray for to_xarray).
 
     import storq
     with storq.open("run.h5") as r:
-        print(r.table())
+        r.frame()                      # tidy: one row per point and one-number quantity
+        r.wide()                       # one row per point
+        r.histogram(0, "job_delay")    # bins with density and CDF
+        r.quantiles(0, "job_delay")    # with their error bound from the binning
+        r.vector(0, "u")               # with its axis and theory
+        r.to_xarray()                  # the sweep for multi-parameter slicing
         storq.plot.convergence(r, x="n", name="u_l1")
 """
 from . import plot
-from .results import FORMAT, MAJOR, FormatError, Results, open
+from .frames import Run, frame, histogram, open, quantiles, vector, wide
+from .results import FORMAT, MAJOR, FormatError, Results
 
-__all__ = ["FORMAT", "MAJOR", "FormatError", "Results", "open", "plot"]
+__version__ = "0.1.0"
+
+__all__ = ["FORMAT", "MAJOR", "FormatError", "Results", "Run", "open", "plot", "frame", "wide",
+           "histogram", "quantiles", "vector", "__version__"]

@@ -1,16 +1,22 @@
-"""Print a storq results file as a table, and optionally save its standard figure.
+"""Report on a storq results file: print its table and write a self-contained HTML report.
 
-    /usr/bin/python3 -m storq.report FILE.h5 [--plot OUT.png] [--x n] [--name u_l1]
+    /usr/bin/python3 -m storq.report FILE.h5 [--html OUT.html | --no-html] [--plot OUT.png]
+                                     [--x n] [--name u_l1]
 
-The figure holds the convergence plot (NAME against X over the complete points) when X varies, and
-the occupancy plot of the last complete point when it has a vector observable `u`.
+The HTML report (FILE.html beside the file unless --html names another) holds the run's metadata
+and configuration, the table of every complete point (scalars with their 95% CIs and the theory
+beside them), and the figures that fit the model (storq.figures' plot helpers), PNGs embedded, so
+it is one file to mail or archive. --plot saves the convergence plot (NAME against X) when X
+varies and the occupancy plot of the last complete point when it has a vector `u`.
 """
 import argparse
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-from .results import FormatError, open as open_results
+from .frames import open as open_results
+from .results import FormatError
 
 
 def _summary(r):
@@ -63,6 +69,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m storq.report", description=__doc__.split("\n")[0])
     ap.add_argument("file", help="a storq results file (.h5)")
     ap.add_argument("--plot", metavar="OUT.png", help="save the convergence/occupancy figure")
+    ap.add_argument("--html", metavar="OUT.html", help="where to write the HTML report (FILE.html)")
+    ap.add_argument("--no-html", action="store_true", help="print the table only")
     ap.add_argument("--x", default="n", help="parameter on the convergence plot's x axis")
     ap.add_argument("--name", default="u_l1", help="comparison value on its y axis")
     args = ap.parse_args(argv)
@@ -74,6 +82,12 @@ def main(argv=None):
             if args.plot:
                 save_figure(r, args.plot, x=args.x, name=args.name)
                 print(f"figure saved to {args.plot}")
+            if not args.no_html:
+                from .html import write_html
+
+                out = args.html or str(Path(args.file).with_suffix(".html"))
+                write_html(r, out)
+                print(f"report written to {out}")
     except OSError as e:
         print(f"storq.report: {args.file}: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,128 @@
+"""Supermarket model / batch sampling (paper 001): the fixed point, the transient against the
+mean-field ODE, the 1/n convergence of ||u^n - u||_1 and n Var(u) across n."""
+import numpy as np
+
+from . import errorbars, monotone
+
+MODEL = "supermarket"
+SWEEP = "jobs/sweeps/supermarket-convergence.ini"
+LAMBDA = 0.9
+
+
+def _conv_overrides(ctx):
+    ns = ctx.pick([10, 100, 1000, 10000], [10, 100, 1000, 10000], [10, 100, 1000])
+    T = ctx.pick(1000, 200, 150)  # measured time units; warm-up 100 (50 in ci)
+    warm = ctx.pick(100, 100, 50)
+    return {"n": ns, "warmup": [int(n * LAMBDA * warm) for n in ns],
+            "arrivals": [int(n * LAMBDA * T) for n in ns], "r": ctx.pick(16, 8, 4)}
+
+
+def plot_fixed_point(r, pid, ax):
+    """Simulated u_i (95% CI) against the mean-field fixed point u_i = lambda^(2^i - 1), log y."""
+    v = r.vector(pid, "u")
+    shown = v["mean"] > 0
+    errorbars(ax, v.level[shown], v["mean"][shown], v.ci95[shown], f"simulated, n = {r.params(pid)['n']}")
+    t = v.theory > 1e-12
+    ax.semilogy(v.level[t], v.theory[t], "k-", label="fixed point $\\lambda^{2^i-1}$")
+    ax.set_xlabel("level i")
+    ax.set_ylabel("$u_i$ (fraction of queues with $\\geq i$ tasks)")
+    ax.legend(fontsize="small")
+    return v
+
+
+def plot_transient(r, pid, ax, levels=(1, 2, 3, 4)):
+    """u_i(t) of the simulation (mean of the replications, 95% CI band) against the ODE."""
+    v = r.vector(pid, "u_t")
+    for i in levels:
+        s = v[v.column == i]
+        (line,) = ax.plot(s.t, s["mean"], "o", ms=3, label=f"$u_{i}(t)$ simulated")
+        ax.fill_between(s.t, s["mean"] - s.ci95, s["mean"] + s.ci95, color=line.get_color(), alpha=0.25)
+        ax.plot(s.t, s.theory, "-", color=line.get_color(), lw=1, label=f"$u_{i}(t)$ ODE")
+    ax.set_xlabel("t")
+    ax.set_ylabel("$u_i(t)$")
+    ax.legend(fontsize="x-small", ncol=2)
+    return v
+
+
+def figures(ctx):
+    import matplotlib.pyplot as plt
+
+    conv = ctx.run("supermarket-convergence", SWEEP, **_conv_overrides(ctx))
+    ntr = ctx.pick(1000, 1000, 200)
+    trans = ctx.run("supermarket-transient", MODEL, n=ntr, L=2, k=1, **{"lambda": LAMBDA},
+                    mode="transient", horizon=10, grid=ctx.pick(50, 25, 10),
+                    r=ctx.pick(32, 16, 8), seed=2026)
+    import storq
+
+    with storq.open(conv) as r:
+        w = r.wide().sort_values("n")
+        pid = int(w.point.iloc[-1])
+        # u_i against the fixed point at the largest n
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        v = plot_fixed_point(r, pid, ax)
+        n = int(w.n.iloc[-1])
+        ok = (v.theory > 1e-4)
+        ctx.figure(fig, "supermarket-fixed-point",
+                   f"Supermarket (001): $u_i$ vs the fixed point, L = 2, lambda = {LAMBDA}, n = {n}",
+                   {"level": v.level, "mean": v["mean"], "ci95": v.ci95, "theory": v.theory},
+                   [(f"|u_i - fixed point| <= 3 ci95 + 2/n where u_i > 1e-4 (n = {n})",
+                     np.all(np.abs(v["mean"] - v.theory)[ok] <= 3 * v.ci95[ok] + 2.0 / n)),
+                    ("u_i decreasing in i", monotone(v["mean"], increasing=False))],
+                   ["supermarket-convergence"], "Fig. of the fixed point (paper 001)")
+
+        # ||u^n - u||_1 against n with the slope -1 guide
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        ax.loglog(w.n, w.u_l1, "o-", label="$\\|u^n - u\\|_1$ simulated")
+        ax.loglog(w.n, w.u_l1_noise, ":", color="gray", label="noise floor (sum of CI half-widths)")
+        ax.loglog(w.n, w.u_l1.iloc[0] * w.n.iloc[0] / w.n, "k--", label="slope -1 (1/n)")
+        ax.set_xlabel("n (servers)")
+        ax.set_ylabel("$\\|u^n - u\\|_1$")
+        ax.legend(fontsize="small")
+        above = w[w.u_l1 > 2 * w.u_l1_noise]
+        slope = (np.polyfit(np.log(above.n), np.log(above.u_l1), 1)[0] if len(above) >= 2 else np.nan)
+        ctx.figure(fig, "supermarket-convergence",
+                   "Supermarket (001): 1/n convergence of $\\|u^n-u\\|_1$ (L = 2, lambda = 0.9)",
+                   {"n": w.n, "u_l1": w.u_l1, "u_l1_noise": w.u_l1_noise, "slope": slope},
+                   [("u_l1 decreases with n while above twice the noise floor",
+                     monotone(above.u_l1, increasing=False)),
+                    (f"fitted slope above the noise floor in [-1.5, -0.6] (got {slope:.2f})",
+                     len(above) < 2 or -1.5 <= slope <= -0.6)],
+                   ["supermarket-convergence"], "1/n convergence (paper 001)")
+
+        # n Var(u_i) across n
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        series = {}
+        for i in (1, 2, 3, 4):
+            m = np.array([r.vector(int(p), "n_var_u")["mean"].iloc[i] for p in w.point])
+            c = np.array([r.vector(int(p), "n_var_u").ci95.iloc[i] for p in w.point])
+            errorbars(ax, w.n, m, c, f"i = {i}", fmt="o-")
+            series[f"level_{i}"] = {"mean": m, "ci95": c}
+        ax.set_xscale("log")
+        ax.set_xlabel("n (servers)")
+        ax.set_ylabel("n Var($u_i$) over the measured window")
+        ax.legend(fontsize="small")
+        big = w.n >= 100
+        stable = all(np.ptp(np.log(s["mean"][big])) < np.log(4) for s in series.values()
+                     if np.all(s["mean"][big] > 0))
+        ctx.figure(fig, "supermarket-n-var",
+                   "Supermarket (001): n Var($u_i$) stays O(1) across n (fluctuations ~ $1/\\sqrt{n}$)",
+                   {"n": w.n, **series},
+                   [("n Var(u_i) within a factor 4 across n >= 100 (levels 1-4)", stable)],
+                   ["supermarket-convergence"], "fluctuations (paper 001)")
+
+    with storq.open(trans) as r:
+        pid = r.points()[0]
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        v = plot_transient(r, pid, ax)
+        err = np.abs(v["mean"] - v.theory)
+        tol = 3 * v.ci95 + 5.0 / ntr
+        linf = float(r.comparison(pid, "u_t_linf")[0])
+        ctx.figure(fig, "supermarket-transient",
+                   f"Supermarket (001): transient u(t) from empty vs the mean-field ODE (n = {ntr})",
+                   {"t": v.t, "level": v.column, "mean": v["mean"], "ci95": v.ci95, "ode": v.theory,
+                    "u_t_linf": linf},
+                   [(f"|u_i(t) - ODE| <= 3 ci95 + 5/n at every t and i (max {err.max():.4f})",
+                     np.all(err <= tol)),
+                    ("u_1(t) increasing from the empty start (within CIs)",
+                     monotone(v[v.column == 1]["mean"], slack=v[v.column == 1].ci95))],
+                   ["supermarket-transient"], "transient vs ODE (paper 001)")

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every paper's key figures from one command: runs the sweep files (jobs/sweeps/*.ini, with the
+# run lengths of the mode) and draws docs/figures/*.png and *.svg, simulation with 95% CIs beside
+# the theory each model stores, plus docs/figures/manifest.json (the plotted data and the checks
+# on it). Figure definitions: io/python/storq/figures/<model>.py; a model this storq lacks is
+# skipped with a message.
+#   jobs/figures.sh            full run lengths (at most 10 minutes on a 2-core machine)
+#   jobs/figures.sh --quick    reduced (at most 2 minutes)
+#   jobs/figures.sh --ci       smallest, for the test suite (checks only; ~30 s)
+#   jobs/figures.sh --only cluster,forkjoin [--out DIR]
+# Exit status 1 when a check on the plotted data fails.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mode=full
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) mode=quick ;;
+    --ci) mode=ci ;;
+    --full) mode=full ;;
+    --only|--out|--work|--storq) args+=("$1" "$2"); shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "figures.sh: unknown option '$1' (--quick, --ci, --only MODELS, --out DIR)" >&2; exit 2 ;;
+  esac
+  shift
+done
+storq="$root/build/storq"
+for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[$i]}" = --storq ] && storq=${args[$((i + 1))]}; done
+if [ ! -x "$storq" ]; then
+  echo "figures.sh: building storq first (jobs/build.sh)"
+  "$root/jobs/build.sh"
+fi
+export MPLBACKEND=Agg
+export PYTHONPATH="$root/io/python${PYTHONPATH:+:$PYTHONPATH}"
+start=$(date +%s)
+/usr/bin/python3 -m storq.figures --mode "$mode" --storq "$storq" "${args[@]}"
+echo "figures.sh: $mode mode took $(( $(date +%s) - start )) s"

@@ -1,0 +1,15 @@
+# The Python analysis package (io/python/storq) under Debian's pytest: the loader, frames,
+# histograms, quantiles, vectors and xarray on a small file of every model made by the built
+# storq; older and newer minor schema versions; pip install offline. Then the figure script's
+# --ci mode with assertions on the plotted data, and the HTML report on every model's file.
+add_test(NAME python_package
+         COMMAND ${STORQ_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_package.py
+                 --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-package)
+set_tests_properties(python_package PROPERTIES LABELS "python" TIMEOUT 120
+  ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>;OMP_NUM_THREADS=1")
+
+add_test(NAME python_figures
+         COMMAND ${STORQ_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_figures.py
+                 --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-figures)
+set_tests_properties(python_figures PROPERTIES LABELS "python" TIMEOUT 240
+  ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>")

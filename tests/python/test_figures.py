@@ -1,0 +1,106 @@
+"""jobs/figures.sh --ci: every model's figures drawn, every check on the plotted data passes, and
+independent assertions on the plotted data (read back from the manifest): where theory is exact
+the simulated points lie within their CIs of it; monotone where the paper's curve is."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ["cluster", "forkjoin", "proxy", "supermarket", "threads"]
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    storq = os.environ.get("STORQ_BIN", str(ROOT / "build" / "storq"))
+    proc = subprocess.run([str(ROOT / "jobs" / "figures.sh"), "--ci", "--out", str(out),
+                           "--work", str(out / "work"), "--storq", storq],
+                          capture_output=True, text=True)
+    print(proc.stdout[-4000:], proc.stderr[-4000:])
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    m = json.loads((out / "manifest.json").read_text())
+    m["dir"] = out
+    return m
+
+
+def fig(manifest, stem):
+    found = [f for f in manifest["figures"] if f["stem"] == stem]
+    assert found, f"no figure {stem}"
+    return found[0]
+
+
+def test_every_model_drawn_with_files_and_commands(manifest):
+    models = {f["model"] for f in manifest["figures"]}
+    assert models == set(MODELS)
+    for f in manifest["figures"]:
+        for ext in ("png", "svg"):
+            assert (manifest["dir"] / f"{f['stem']}.{ext}").stat().st_size > 5000
+        assert f["commands"] and all(c.startswith("storq run ") for c in f["commands"])
+        assert f["checks"] and all(c["ok"] for c in f["checks"]), f["stem"]
+        assert f["title"].split(" (")[0].lower() in {"cluster", "fork-join", "proxy", "supermarket", "threads"}
+
+
+def _within(mean, ci, exact, k=3):
+    mean, ci, exact = (np.asarray(a, float) for a in (mean, ci, exact))
+    has = np.isfinite(exact)
+    assert has.any()
+    assert np.all(np.abs(mean[has] - exact[has]) <= k * ci[has] + 1e-9)
+
+
+def test_forkjoin_exact_points_within_ci(manifest):
+    d = fig(manifest, "forkjoin-tradeoff")["data"]
+    for mu, s in d.items():  # (10,1) is exact: 1/(n mu - lambda)
+        exact = np.array([np.nan if v is None else v for v in s["exact"]], float)
+        assert np.isfinite(exact[0]) and exact[0] == pytest.approx(1 / (10 * float(mu) - 1))
+        _within(s["mean"], s["ci95"], exact)
+        # the bounds hold and are ordered
+        lo = np.array([np.nan if v is None else v for v in s["lower"]], float)
+        up = np.array([np.nan if v is None else v for v in s["upper"]], float)
+        ok = np.isfinite(lo) & np.isfinite(up)
+        assert np.all(lo[ok] <= up[ok])
+    c = fig(manifest, "forkjoin-correlation")["data"]["1.0"]  # delta = 1: M/M/1 at rate k mu
+    k = np.array(c["k"], float)
+    np.testing.assert_allclose(np.array(c["exact"], float), 1 / (k * 3 - 1), rtol=1e-12)
+    _within(c["mean"], c["ci95"], c["exact"])
+
+
+def test_supermarket_shapes(manifest):
+    d = fig(manifest, "supermarket-fixed-point")["data"]
+    lam = 0.9
+    np.testing.assert_allclose(d["theory"], [lam ** (2 ** i - 1) for i in range(len(d["theory"]))])
+    assert np.all(np.diff(d["mean"]) <= 0)
+    c = fig(manifest, "supermarket-convergence")["data"]
+    assert c["n"] == sorted(c["n"]) and c["u_l1"][0] > c["u_l1"][-1]
+    t = fig(manifest, "supermarket-transient")["data"]
+    err = np.abs(np.array(t["mean"]) - np.array(t["ode"]))
+    assert err.max() < 0.1 and np.array(t["mean"])[np.array(t["t"]) == 0][0] == 1.0
+
+
+def test_cluster_shapes(manifest):
+    d = fig(manifest, "cluster-mean-delay")["data"]
+    for p in ("BR", "BS", "WF"):
+        m, ci = np.array(d[p]["mean"]), np.array(d[p]["ci95"])
+        assert np.all(np.diff(m) >= -(ci[1:] + ci[:-1]))
+    assert np.all(np.diff(d["product_form"]) > 0)
+    c = fig(manifest, "cluster-ccdf")["data"]
+    assert c["BR_ccdf_excess_max"] <= 3 * c["BR_ccdf_excess_ci95"] + 0.002
+
+
+def test_proxy_and_threads_shapes(manifest):
+    d = fig(manifest, "proxy-fig11")["data"]
+    np.testing.assert_allclose(np.sum(d["shares"], axis=1), 1)
+    f5 = fig(manifest, "proxy-fig5")["data"]
+    for code in ("fixed3", "fixed6"):
+        assert f5[code]["mean"][-1] > f5[code]["mean"][0]
+    t = fig(manifest, "threads-fig2")["data"]
+    assert len(t) == 4
+    for panel in t.values():
+        lo = np.array([np.nan if v is None else v for v in panel["optimum"]["lower"]], float)
+        for p, s in panel.items():
+            if p in ("rho", "optimum"):
+                continue
+            assert np.all(np.array(s["mean"]) + 3 * np.array(s["ci95"]) >= lo)
