@@ -79,7 +79,15 @@ fi
 if ! command -v script > /dev/null; then
   echo "script not found: the terminal part is skipped"; exit 0
 fi
-printf -v cmd '%q ' env OMP_NUM_THREADS=1 STORQ_PROGRESS_INTERVAL=0.5 "$storq" "${long[@]}" \
+# The live line starts after 3 s: the run is made to last about 6.5 s whatever the machine's speed
+# (the log run above measured it).
+tty_arrivals=$("$python" -c "import math, sys; print(40000000 * max(1, math.ceil(6.5 / float(sys.argv[1]))))" "$took")
+tty=(); prev=
+for a in "${long[@]}"; do
+  if [ "$prev" = --arrivals ]; then tty+=("$tty_arrivals"); else tty+=("$a"); fi
+  prev=$a
+done
+printf -v cmd '%q ' env OMP_NUM_THREADS=1 STORQ_PROGRESS_INTERVAL=0.5 "$storq" "${tty[@]}" \
   -o tty.h5
 script -qec "$cmd 2>&1 >/dev/null" tty.txt > /dev/null
 "$python" - <<'PY'
