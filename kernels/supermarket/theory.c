@@ -161,6 +161,14 @@ int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                                  : "",
                              &soj, 1, err)))
             goto done;
+        /* with one task a job's delay is its task's sojourn: the same figure, beside the job
+         * delay the servers engine measures */
+        if (k == 1 && c->mode == SMK_MODE_STEADY && c->engine == SMK_ENGINE_SERVERS &&
+            (rc = add_marked(out, c, "mean_job_delay", "time",
+                             "mean-field job delay: with k = 1 a job is its one task, so this is "
+                             "mean_task_sojourn",
+                             "mean_job_delay", &soj, 1, err)))
+            goto done;
         if (c->mode == SMK_MODE_STEADY && (rc = add_refined(out, c, u, deep, err)))
             goto done;
         free(buf);
