@@ -78,16 +78,21 @@ def figures(ctx):
         ax.set_xlabel("n (servers)")
         ax.set_ylabel("$\\|u^n - u\\|_1$")
         ax.legend(fontsize="small")
-        above = w[w.u_l1 > 2 * w.u_l1_noise]
+        above = w[w.u_l1 > w.u_l1_noise]
         slope = (np.polyfit(np.log(above.n), np.log(above.u_l1), 1)[0] if len(above) >= 2 else np.nan)
+        checks = [("u_l1 decreases with n while above the noise floor",
+                   monotone(above.u_l1, increasing=False))]
+        # The slope needs two points above the noise floor: the full run has them (n = 10, 100);
+        # shorter modes may not, and then the check is left out rather than passed unseen.
+        if len(above) >= 2:
+            checks.append((f"fitted slope above the noise floor in [-1.5, -0.6] (got {slope:.2f})",
+                           -1.5 <= slope <= -0.6))
+        elif ctx.mode == "full":
+            checks.append(("at least two points above the noise floor to fit the slope", False))
         ctx.figure(fig, "supermarket-convergence",
                    "Supermarket (001): 1/n convergence of $\\|u^n-u\\|_1$ (L = 2, lambda = 0.9)",
                    {"n": w.n, "u_l1": w.u_l1, "u_l1_noise": w.u_l1_noise, "slope": slope},
-                   [("u_l1 decreases with n while above twice the noise floor",
-                     monotone(above.u_l1, increasing=False)),
-                    (f"fitted slope above the noise floor in [-1.5, -0.6] (got {slope:.2f})",
-                     len(above) < 2 or -1.5 <= slope <= -0.6)],
-                   ["supermarket-convergence"], "1/n convergence (paper 001)")
+                   checks, ["supermarket-convergence"], "1/n convergence (paper 001)")
 
         # n Var(u_i) across n
         fig, ax = plt.subplots(figsize=(6, 4.5))
