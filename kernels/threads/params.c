@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "memory.h"
 
 #define TH_DEFAULT_CLASSES "small:0.9:3:1|large:0.1:14:10"
 #define TH_DEFAULT_IA "hyperexp:0.5,0.6,0.5,3"
@@ -384,6 +385,17 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
                               storq_param_string(p, "preemption"), err)))
         goto fail;
     if ((rc = th_check_capacity(x, p, err)))
+        goto fail;
+    /* per policy: the thread arrays of dynamics.c (event heap, lists, candidates: about 5 L
+     * 32-bit entries) and the requests-present bins; request records grow with those present */
+    size_t bytes = storq_bytes_mul((size_t)x->npol,
+                                   storq_bytes_add(storq_bytes_mul((size_t)x->L + 2, 5 * 4),
+                                                   TH_PRESENT_BINS * sizeof(double)));
+    char what[96];
+    snprintf(what, sizeof what, "--L/--policy: %llu threads for %d policies",
+             (unsigned long long)x->L, x->npol);
+    if ((rc = storq_memory_check(bytes, what, "for per-thread arrays per replication (and thread)",
+                                 err)))
         goto fail;
     snprintf(x->headline, sizeof x->headline, "%s_mean_flow_time", x->pol[0].name);
     *out = x;
