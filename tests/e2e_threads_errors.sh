@@ -19,6 +19,7 @@ expect 2 "\-\-classes: 'a:1:3:1:7' is not a class" -- "${th[@]}" --classes "a:1:
 expect 2 "\-\-classes: '1a' is not a class name" -- "${th[@]}" --classes "1a:1:3:1" "${small[@]}"
 expect 2 "\-\-classes: class 'a' is given twice" -- "${th[@]}" --classes "a:0.5:3:1|a:0.5:3:1" "${small[@]}"
 expect 2 "\-\-classes: class 'a': N 'x' and K '1' must be integers" -- "${th[@]}" --classes "a:1:x:1" "${small[@]}"
+expect 2 "\-\-classes: class 'a': N '0x3' and K '1' must be integers" -- "${th[@]}" --classes "a:1:0x3:1" "${small[@]}"
 # preemption asked of a policy that cannot do it, by suffix and by --preemption
 expect 2 "\-\-policy: sedpt-nr is non-preemptive by definition" -- "${th[@]}" --policy sedpt-nr:on "${small[@]}"
 expect 2 "\-\-preemption: sedpt-nr is non-preemptive by definition" -- "${th[@]}" --policy serpt-r+sedpt-nr --preemption on "${small[@]}"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "class_list.h"
 #include "internal.h"
 #include "memory.h"
 
@@ -153,94 +154,31 @@ static int px_class_init(px_ctx *x, px_class *c, storq_error *err)
     return STORQ_OK;
 }
 
-/* A non-negative integer field of a class spec. */
-static int px_int_field(const char *s, uint64_t *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || v != floor(v) || v < 1 || v > PX_MAX_N)
-        return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
-
-/* --classes: NAME:SHARE:K:NMAX:LAW joined by ';'. */
+/* --classes: NAME:SHARE:K:NMAX:LAW joined by '|' or ';' (src/class_list.h). */
 static int px_parse_classes(px_ctx *x, const char *spec, storq_error *err)
 {
-    static const char *form = "NAME:SHARE:K:NMAX:LAW joined by ';' or '|' (NAME a letter then letters, "
-                              "digits or '_', at most 16; 0 < SHARE <= 1, the shares summing to "
-                              "1; 1 <= K <= NMAX integers; LAW a delay law)";
+#define PX_CLASS_FORM "NAME:SHARE:K:NMAX:LAW joined by ';' or '|' (NAME a letter then letters, " \
+                      "digits or '_', at most 16; 0 < SHARE <= 1, the shares summing to 1; " \
+                      "1 <= K <= NMAX integers; LAW a delay law)"
+    static const storq_class_form form = {PX_CLASS_FORM, "K", "NMAX", "none or " PX_CLASS_FORM,
+                                          PX_MAX_N, 1};
     char buf[4096];
-    if (strlen(spec) >= sizeof buf)
-        return storq_fail(err, STORQ_ERR_USAGE, "--classes: too long (%zu characters); accepted: "
-                          "%s", strlen(spec), form);
-    snprintf(buf, sizeof buf, "%s", spec);
-    double sum = 0.0;
-    char *save = NULL;
-    x->nclass = 0;
-    for (char *tok = strtok_r(buf, ";|", &save); tok; tok = strtok_r(NULL, ";|", &save)) {
-        while (isspace((unsigned char)*tok))
-            tok++;
-        if (!*tok)
-            continue;
-        if (x->nclass == PX_MAX_CLASSES)
-            return storq_fail(err, STORQ_ERR_USAGE, "--classes: more than %d classes",
-                              PX_MAX_CLASSES);
-        px_class *c = &x->cls[x->nclass];
-        char whole[256];
-        snprintf(whole, sizeof whole, "%s", tok);
-        char *f[5];
-        char *p = tok;
-        int nf = 0;
-        for (; nf < 4; nf++) {
-            char *colon = strchr(p, ':');
-            if (!colon)
-                break;
-            *colon = 0;
-            f[nf] = p;
-            p = colon + 1;
-        }
-        f[nf] = p;
-        if (nf < 4 || !*p)
-            return storq_fail(err, STORQ_ERR_USAGE, "--classes: '%s' is not a class; accepted: %s",
-                              whole, form);
-        size_t ln = strlen(f[0]);
-        int okname = ln >= 1 && ln <= 16 && isalpha((unsigned char)f[0][0]);
-        for (size_t i = 0; okname && i < ln; i++)
-            okname = isalnum((unsigned char)f[0][i]) || f[0][i] == '_';
-        if (!okname)
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--classes: '%s' is not a class name; accepted: %s", f[0], form);
-        for (int i = 0; i < x->nclass; i++)
-            if (strcmp(x->cls[i].name, f[0]) == 0)
-                return storq_fail(err, STORQ_ERR_USAGE,
-                                  "--classes: class '%s' is given twice", f[0]);
-        snprintf(c->name, sizeof c->name, "%s", f[0]);
-        char *end;
-        c->share = strtod(f[1], &end);
-        if (end == f[1] || *end || !(c->share > 0.0 && c->share <= 1.0))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--classes: class '%s': share '%s' is not a number in (0, 1]",
-                              c->name, f[1]);
-        if (px_int_field(f[2], &c->k) || px_int_field(f[3], &c->nmax))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--classes: class '%s': K '%s' and NMAX '%s' must be integers in "
-                              "1 .. %d",
-                              c->name, f[2], f[3], PX_MAX_N);
+    storq_class_fields f[PX_MAX_CLASSES];
+    STORQ_TRY(storq_class_list_parse(spec, &form, buf, sizeof buf, f, PX_MAX_CLASSES,
+                                     &x->nclass, err));
+    for (int i = 0; i < x->nclass; i++) {
+        px_class *c = &x->cls[i];
+        _Static_assert(sizeof c->name == sizeof f[i].name, "class names of one length");
+        memcpy(c->name, f[i].name, sizeof c->name);
+        c->share = f[i].share;
+        c->k = f[i].a;
+        c->nmax = f[i].b;
         char param[48];
         snprintf(param, sizeof param, "--classes (class '%s')", c->name);
-        STORQ_TRY(storq_dist_parse_as(f[4], param, storq_law_forms(STORQ_LAWS_TIME), &c->law,
-                                      err));
+        STORQ_TRY(storq_dist_parse_as(f[i].rest, param, storq_law_forms(STORQ_LAWS_TIME),
+                                      &c->law, err));
         c->have_law = 1;
-        sum += c->share;
-        x->nclass++;
     }
-    if (x->nclass == 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "--classes: '%s' names no class; accepted: none "
-                          "or %s", spec, form);
-    if (fabs(sum - 1.0) > 1e-9)
-        return storq_fail(err, STORQ_ERR_USAGE,
-                          "--classes: the shares sum to %.12g, not 1", sum);
     return STORQ_OK;
 }
 

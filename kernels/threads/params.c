@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "class_list.h"
 #include "internal.h"
 #include "memory.h"
 
@@ -80,93 +81,30 @@ static void th_release(void *vctx)
 
 /* ------------------------------------------------------------------ classes */
 
-static int th_int_field(const char *s, uint64_t *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || v != floor(v) || v < 1 || v > TH_MAX_N)
-        return -1;
-    *out = (uint64_t)v;
-    return 0;
-}
-
+/* --classes: NAME:SHARE:N:K joined by '|' or ';' (src/class_list.h); K <= N. */
 static int th_parse_classes(th_ctx *x, const char *spec, storq_error *err)
 {
-    static const char *form = "NAME:SHARE:N:K joined by '|' or ';' (NAME a letter then letters, "
-                              "digits or '_', at most 16; 0 < SHARE <= 1, the shares summing to "
-                              "1; 1 <= K <= N integers)";
+#define TH_CLASS_FORM "NAME:SHARE:N:K joined by '|' or ';' (NAME a letter then letters, " \
+                      "digits or '_', at most 16; 0 < SHARE <= 1, the shares summing to 1; " \
+                      "1 <= K <= N integers)"
+    static const storq_class_form form = {TH_CLASS_FORM, "N", "K", TH_CLASS_FORM, TH_MAX_N, 0};
     char buf[4096];
-    if (strlen(spec) >= sizeof buf)
-        return storq_fail(err, STORQ_ERR_USAGE, "--classes: too long (%zu characters); accepted: "
-                          "%s", strlen(spec), form);
-    snprintf(buf, sizeof buf, "%s", spec);
-    double sum = 0.0;
-    char *save = NULL;
-    x->nclass = 0;
-    for (char *tok = strtok_r(buf, ";|", &save); tok; tok = strtok_r(NULL, ";|", &save)) {
-        while (isspace((unsigned char)*tok))
-            tok++;
-        size_t l = strlen(tok);
-        while (l && isspace((unsigned char)tok[l - 1]))
-            tok[--l] = 0;
-        if (!*tok)
-            continue;
-        if (x->nclass == TH_MAX_CLASSES)
-            return storq_fail(err, STORQ_ERR_USAGE, "--classes: more than %d classes",
-                              TH_MAX_CLASSES);
-        th_class *c = &x->cls[x->nclass];
-        char whole[256];
-        snprintf(whole, sizeof whole, "%s", tok);
-        char *f[4];
-        int nf = 0;
-        for (char *p = tok; p && nf < 4; nf++) {
-            f[nf] = p;
-            char *colon = strchr(p, ':');
-            if (colon)
-                *colon = 0;
-            p = colon ? colon + 1 : NULL;
-            if (nf == 3 && p) /* a fifth field */
-                nf = 99;
-        }
-        if (nf != 4)
-            return storq_fail(err, STORQ_ERR_USAGE, "--classes: '%s' is not a class; accepted: %s",
-                              whole, form);
-        size_t ln = strlen(f[0]);
-        int okname = ln >= 1 && ln <= 16 && isalpha((unsigned char)f[0][0]);
-        for (size_t i = 0; okname && i < ln; i++)
-            okname = isalnum((unsigned char)f[0][i]) || f[0][i] == '_';
-        if (!okname)
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--classes: '%s' is not a class name; accepted: %s", f[0], form);
-        for (int i = 0; i < x->nclass; i++)
-            if (strcmp(x->cls[i].name, f[0]) == 0)
-                return storq_fail(err, STORQ_ERR_USAGE,
-                                  "--classes: class '%s' is given twice", f[0]);
-        snprintf(c->name, sizeof c->name, "%s", f[0]);
-        char *end;
-        c->share = strtod(f[1], &end);
-        if (end == f[1] || *end || !(c->share > 0.0 && c->share <= 1.0))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--classes: class '%s': share '%s' is not a number in (0, 1]",
-                              c->name, f[1]);
-        if (th_int_field(f[2], &c->n) || th_int_field(f[3], &c->k))
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--classes: class '%s': N '%s' and K '%s' must be integers in "
-                              "1 .. %d", c->name, f[2], f[3], TH_MAX_N);
+    storq_class_fields f[TH_MAX_CLASSES];
+    STORQ_TRY(storq_class_list_parse(spec, &form, buf, sizeof buf, f, TH_MAX_CLASSES,
+                                     &x->nclass, err));
+    for (int i = 0; i < x->nclass; i++) {
+        th_class *c = &x->cls[i];
+        _Static_assert(sizeof c->name == sizeof f[i].name, "class names of one length");
+        memcpy(c->name, f[i].name, sizeof c->name);
+        c->share = f[i].share;
+        c->n = f[i].a;
+        c->k = f[i].b;
         if (c->k > c->n)
             return storq_fail(err, STORQ_ERR_USAGE,
                               "--classes: class '%s': K = %llu exceeds N = %llu; an (N,K) code "
                               "restores a request from K of its N chunks, so K <= N",
                               c->name, (unsigned long long)c->k, (unsigned long long)c->n);
-        sum += c->share;
-        x->nclass++;
     }
-    if (x->nclass == 0)
-        return storq_fail(err, STORQ_ERR_USAGE, "--classes: '%s' names no class; accepted: %s",
-                          spec, form);
-    if (fabs(sum - 1.0) > 1e-9)
-        return storq_fail(err, STORQ_ERR_USAGE, "--classes: the shares sum to %.12g, not 1",
-                          sum);
     return STORQ_OK;
 }
 
