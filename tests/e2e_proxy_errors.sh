@@ -25,6 +25,7 @@ expect 2 "\-\-classes: 'read:0.5:3' is not a class; accepted: NAME:SHARE:K:NMAX:
 expect 2 "\-\-classes: '1read' is not a class name" -- "${px[@]}" --classes "1read:1:3:6:exp:1" "${small[@]}"
 expect 2 "\-\-classes: class 'a' is given twice" -- "${px[@]}" --classes "a:0.5:3:6:exp:1|a:0.5:3:6:exp:1" "${small[@]}"
 expect 2 "\-\-classes: class 'a': K 'x' and NMAX '6' must be integers" -- "${px[@]}" --classes "a:1:x:6:exp:1" "${small[@]}"
+expect 2 "\-\-code: 'fixed:0x3': '0x3' is not a code length" -- "${px[@]}" --code fixed:0x3 "${small[@]}"
 expect 2 "\-\-classes (class 'a'): 'gamma:1': unknown distribution" -- "${px[@]}" --classes "a:1:3:6:gamma:1" "${small[@]}"
 expect 2 "\-\-k: has no effect with \-\-classes" -- "${px[@]}" --k 4 --classes "$two" "${small[@]}"
 # the capacity estimate, per policy of the list

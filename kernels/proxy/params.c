@@ -17,6 +17,7 @@
 #include "class_list.h"
 #include "internal.h"
 #include "memory.h"
+#include "number.h"
 
 #define PX_DEFAULT_DELAY "shexp:0.2,1.25"
 
@@ -193,13 +194,14 @@ static int px_parse_fixed(px_ctx *x, px_policy *P, const char *arg, const char *
     char *save = NULL;
     uint64_t v[PX_MAX_CLASSES];
     for (char *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-        char *end;
-        double d = strtod(t, &end);
-        if (end == t || *end || d != floor(d) || d < 1 || d > PX_MAX_N || cnt == PX_MAX_CLASSES)
+        int negative;
+        uint64_t d;
+        if (storq_number_integer(t, &negative, &d) || negative || d < 1 || d > PX_MAX_N ||
+            cnt == PX_MAX_CLASSES)
             return storq_fail(err, STORQ_ERR_USAGE,
                               "--code: 'fixed:%s': '%s' is not a code length; accepted: %s", arg,
                               t, acc);
-        v[cnt++] = (uint64_t)d;
+        v[cnt++] = d;
     }
     if (cnt != 1 && cnt != x->nclass)
         return storq_fail(err, STORQ_ERR_USAGE,
