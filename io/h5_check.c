@@ -919,3 +919,14 @@ int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h
         *out = found;
     return rc;
 }
+
+int storq_h5_open_checked(const char *path, const char *hint, hid_t *file, storq_error *err)
+{
+    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ, hint, file, NULL, err));
+    int rc = storq_h5_check_file(*file, path, NULL, NULL, err);
+    if (rc) {
+        H5Fclose(*file);
+        *file = -1;
+    }
+    return rc;
+}

@@ -43,4 +43,8 @@ int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h
 int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
                              const storq_h5_expect *expect, storq_error *err);
 
+/* Open path for reading (storq_schema_open, with hint in its messages) and check it whole
+ * (storq_h5_check_file): the file readers print from. On failure nothing stays open. */
+int storq_h5_open_checked(const char *path, const char *hint, hid_t *file, storq_error *err);
+
 #endif

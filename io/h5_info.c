@@ -716,16 +716,8 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
 {
     storq_h5u_quiet();
     hid_t file;
-    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ,
-                                "if a run is still writing it, set HDF5_USE_FILE_LOCKING=FALSE "
-                                "to read it meanwhile",
-                                &file, NULL, err));
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
-    int checked = storq_h5_check_file(file, path, NULL, NULL, err);
-    if (checked) {
-        H5Fclose(file);
-        return checked;
-    }
+    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, err));
     print_root(file, path, out);
     print_units(file, out);
     uint64_t *ids = NULL;

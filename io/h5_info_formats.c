@@ -368,16 +368,11 @@ int storq_h5_info_format(const char *path, storq_view_format fmt, FILE *out, sto
         return storq_h5_info(path, out, err);
     storq_h5u_quiet();
     hid_t file;
-    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ,
-                                "if a run is still writing it, set HDF5_USE_FILE_LOCKING=FALSE "
-                                "to read it meanwhile",
-                                &file, NULL, err));
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
-    int rc = storq_h5_check_file(file, path, NULL, NULL, err);
+    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, err));
     row *rows = NULL;
     size_t nrows = 0, kept = 0, nparams = 0;
-    if (!rc)
-        rc = read_index(file, &rows, &nrows, err);
+    int rc = read_index(file, &rows, &nrows, err);
     if (!rc && nrows > 0)
         nparams = rows[0].n;
     for (size_t i = 0; !rc && i < nrows; i++) {

@@ -1,4 +1,5 @@
-/* The index of a results file (/points/index) read column by column for `storq info`. */
+/* What the two halves of `storq info` (h5_info.c: the table; h5_info_formats.c: csv and json)
+ * share: the index read column by column, and the hint for a file a run is writing. */
 #ifndef STORQ_H5_INFO_INDEX_H
 #define STORQ_H5_INFO_INDEX_H
 
@@ -11,5 +12,9 @@
  * every digit (%.17g) rather than ten. Returns 0, or -1 when the column cannot be read. */
 int storq_info_index_column(hid_t d, hid_t ftype, unsigned member, size_t nrows, char **cells,
                             uint64_t *ids, int precise);
+
+/* What storq info says about a file it cannot open (a run may be writing it). */
+#define STORQ_INFO_WRITING_HINT \
+    "if a run is still writing it, set HDF5_USE_FILE_LOCKING=FALSE to read it meanwhile"
 
 #endif
