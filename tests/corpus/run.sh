@@ -29,3 +29,6 @@ run px_coupled proxy --L 16 --k 3 --nmax 6 --lambda 3 --admission nonblocking,bl
   --code fixed:3+fixed:6+greedy+bafec --warmup 500 --arrivals 5000 -r 3
 run px_classes proxy --L 12 --classes "read:0.7:3:6:shexp:0.1,1.5|write:0.3:2:4:hyperexp:0.5,1,0.5,4" \
   --code bafec+greedy+fixed:4/3 --lambda 2.5 --warmup 500 --arrivals 5000 -r 3
+# threads: every policy coupled, preemptive where allowed, finite from empty and in steady state.
+run th_coupled threads --L 3 --rho 0.6 --policy fcfs-r+serpt-r+sedpt-r+sedpt-nr+sedpt-wcr+fcfs-wcr \
+  --mode finite,steady --requests 500 --warmup 200 --arrivals 2000 -r 3
