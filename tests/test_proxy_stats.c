@@ -13,8 +13,9 @@
  *     Q_n = lambda_n D~_q(n, lambda_n);
  *   - the paper's claim that Greedy and BAFEC stay within 10% of the best fixed code's mean delay,
  *     in its evaluation setting (k = 3, nmax = 6, L = 16, non-blocking; paired differences on
- *     common random numbers), checked where it holds and printed where it does not
- *     (docs/models/proxy.md has the whole sweep, jobs/sweeps/proxy-greedy.sh):
+ *     common random numbers), checked where it holds; where it fails, what causes it is checked
+ *     instead (Greedy: the composition-weighted service delay; BAFEC: all-or-nothing codes;
+ *     see adaptive()); docs/models/proxy.md has the whole sweep (jobs/sweeps/proxy-greedy.sh):
  *     shift ratio 0.2 (lambda = 1 .. 4.4): BAFEC everywhere, Greedy not at lambda = 2 and 3;
  *     the S3-like trace of jobs/traces (0.2, 0.4, 0.7, 0.9 C~(3)): BAFEC everywhere, Greedy not
  *     at 0.4 C~(3); shift ratio 0.6 (0.3, 0.6, 0.9 C~(3)): Greedy everywhere, BAFEC not at 0.9. */
@@ -34,6 +35,50 @@ static double ds(double delta, double mu, long n, long k)
     for (long j = n - k + 1; j <= n; j++)
         s += 1.0 / ((double)j * mu);
     return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* D_s(n, k) of a trace resampled i.i.d.: the mean k-th smallest of n draws from the trace's
+ * empirical law, E[Y] = x_1 + sum_j (x_{j+1} - x_j) P(Bin(n, j/N) < k) over the sorted values
+ * (ties add nothing). Written here from the definition, apart from the model's fit. */
+static double trace_ds(const char *path, long n, long k)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        abort();
+    size_t cap = 1024, N = 0;
+    double *x = malloc(cap * sizeof *x);
+    char line[256];
+    while (x && fgets(line, sizeof line, f)) {
+        double v;
+        if (line[0] == '#' || sscanf(line, "%lf", &v) != 1)
+            continue;
+        if (N == cap)
+            x = realloc(x, (cap *= 2) * sizeof *x);
+        if (x)
+            x[N++] = v;
+    }
+    fclose(f);
+    if (!x || N == 0)
+        abort();
+    qsort(x, N, sizeof *x, cmp_double);
+    double e = x[0];
+    for (size_t j = 1; j < N; j++) {
+        const double p = (double)j / (double)N;
+        double below = 0, term = pow(1 - p, (double)n); /* P(Bin(n, p) = i), i = 0.. */
+        for (long i = 0; i < k; i++) {
+            below += term;
+            term *= (double)(n - i) / (double)(i + 1) * p / (1 - p);
+        }
+        e += (x[j] - x[j - 1]) * below;
+    }
+    free(x);
+    return e;
 }
 
 static void stat(const model_run *r, const char *name, double *m, double *se)
@@ -189,7 +234,14 @@ static double capacity3(const char *delay)
 
 /* Paired: policy P's mean delay minus the best fixed code's, per replication, in the paper's
  * evaluation setting (non-blocking, k = 3, nmax = 6, L = 16); each adaptive policy's difference
- * is checked to be at most 10% of the best mean when its flag says the claim holds there. */
+ * is checked to be at most 10% of the best mean when its flag says the claim holds there.
+ * Where it does not hold for Greedy, the test checks why instead (a shifted exponential law or a
+ * trace, whose D_s is computed from its empirical law): a request served with n tasks has a mean service delay of at least D_s(n, k) (its
+ * tasks start at its admission or later), so Greedy's mean delay is at least
+ * sum_n share(n) D_s(n, k), its code composition weighting the exact service delays; that bound
+ * must hold and account for at least 60% of Greedy's excess over the best fixed code (measured:
+ * 91%, 80% and 78%): the excess comes from the codes the idle threads dictate (by PASTA, their
+ * time-average law), not from the queueing. */
 static void adaptive(const char *delay, double lambda, size_t reps, long arrivals, uint64_t seed,
                      int check_greedy, int check_bafec)
 {
@@ -219,18 +271,55 @@ static void adaptive(const char *delay, double lambda, size_t reps, long arrival
         }
     }
     const char *ad[] = {"greedy_mean_delay", "bafec_mean_delay"};
+    double excess[2];
     for (int a = 0; a < 2; a++) {
         double d[64];
         for (size_t i = 0; i < r.reps; i++)
             d[i] = model_run_value(&r, i, ad[a], 0) - model_run_value(&r, i, bn, 0);
         double m, se;
         model_mean_se(d, r.reps, 1, &m, &se);
+        excess[a] = m;
         const int ok = m <= 0.10 * best, checked = a == 0 ? check_greedy : check_bafec;
         printf("  lambda %-7.4g %-18s - %s = %+.4f (se %.4f), %+.1f%% of the best %.4f%s\n",
                lambda, ad[a], bn, m, se, 100.0 * m / best, best,
-               !checked ? "  (not checked)" : ok ? "" : "  FAIL");
+               !checked ? "  (claim fails here)" : ok ? "" : "  FAIL");
         if (checked)
             CHECK(ok);
+    }
+    double delta, mu, dsn[7];
+    const int shexp = sscanf(delay, "shexp:%lf,%lf", &delta, &mu) == 2;
+    if (!check_greedy && (shexp || strncmp(delay, "trace:", 6) == 0)) {
+        for (long n = 3; n <= 6; n++)
+            dsn[n] = shexp ? ds(delta, mu, n, 3) : trace_ds(delay + 6, n, 3);
+        double lb[64], g[64];
+        for (size_t i = 0; i < r.reps; i++) {
+            lb[i] = 0;
+            for (long n = 3; n <= 6; n++)
+                lb[i] += model_run_value(&r, i, "greedy_code_share", (size_t)(n - 1)) * dsn[n];
+            g[i] = model_run_value(&r, i, "greedy_mean_service_delay", 0) - lb[i];
+        }
+        double lm, lse, gm, gse;
+        model_mean_se(lb, r.reps, 1, &lm, &lse);
+        model_mean_se(g, r.reps, 1, &gm, &gse);
+        const double c = model_t_two_sided(1e-5, r.reps - 1);
+        printf("  lambda %-7.4g greedy: sum_n share(n) D_s(n) = %.4f (se %.4f), %+.1f%% of the "
+               "best; service delay - it = %+.4f (se %.4f)\n",
+               lambda, lm, lse, 100.0 * (lm - best) / best, gm, gse);
+        CHECK(gm >= -c * gse);                            /* the bound holds */
+        CHECK(lm - c * lse - best > 0.6 * excess[0]);     /* and explains most of the excess */
+    }
+    /* Where BAFEC fails it (shift ratio 0.6 at high load) every threshold Q_3..Q_5 is below 1,
+     * so on the integer backlog BAFEC is all or nothing: n = 6 when no request waits, else
+     * n = 3, never 4 or 5 (docs/models/proxy.md). */
+    if (!check_bafec) {
+        double s6 = 0;
+        for (size_t i = 0; i < r.reps; i++) {
+            CHECK(model_run_value(&r, i, "bafec_code_share", 3) == 0.0);
+            CHECK(model_run_value(&r, i, "bafec_code_share", 4) == 0.0);
+            s6 += model_run_value(&r, i, "bafec_code_share", 5) / (double)r.reps;
+        }
+        printf("  lambda %-7.4g bafec: shares of n = 4, 5 are 0, of n = 6 %.3f\n", lambda, s6);
+        CHECK(s6 > 0.05);
     }
     model_run_free(&r);
 }
