@@ -34,6 +34,9 @@ done
 "$storq" run forkjoin --n 1 --k 1 --groups 1000,1001 --lambda 1000 --warmup 0 --arrivals 5000 \
   -r 2 --seed 3 -o mixed.h5 --quiet || fail "mixed run exited $?"
 "$storq" info mixed.h5 >/dev/null || fail "storq info mixed.h5 exited $?"
+for f in big.h5 mixed.h5 both.h5; do
+  "$python" "$here/check_h5_schema.py" $f >/dev/null || fail "schema of $f"
+done
 
 PYTHONPATH="$here/../io/python" "$python" - <<'PY' || fail "summary against the full vectors"
 import h5py
@@ -84,6 +87,11 @@ with storq.open("mixed.h5") as r:
     assert kinds[1]["group_share_histogram"] == "histogram" and "group_share" not in kinds[1], kinds[1]
     t = r.table()
     assert np.isnan(t.group_share_max[0]) and t.group_share_max[1] > 0, t
+    try:
+        r.observable(1, "group_share")
+        raise AssertionError("point 1 (g = 1001) has no group_share vector")
+    except KeyError as e:
+        assert "no observable 'group_share'" in str(e) and "group_share_histogram" in str(e), e
     ds = r.to_xarray()
     assert "group_share" in ds and "group_share_max" in ds, ds
 print("summary agrees with the full vectors; other results identical; readers take both kinds")
