@@ -60,8 +60,9 @@ static void fj_system_free(fj_system *s, uint64_t g)
 }
 
 /* What one replication allocates up front, counted beside the allocations it mirrors: per system
- * (two with the companion) the release times, three per-group arrays and the policy's structures;
- * and the replication's 3 n scratch. pod's per-group queues grow with the backlog and are not
+ * (two with the companion) the release times, three per-group arrays (Dlast, and the measured
+ * busy time and jobs that group_vectors' vectors or summary are made of: the summary keeps
+ * nothing more per group) and the policy's structures; and the replication's 3 n scratch. pod's per-group queues grow with the backlog and are not
  * counted (they hold jobs present, like any queue). */
 size_t storq_fj_state_bytes(const fj_ctx *c)
 {
