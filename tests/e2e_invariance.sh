@@ -22,10 +22,13 @@ case $name in
           --arrivals 20000 -r 5 --seed 8 --quiet) ;;
   # Four zipped points: a plain g = 1 group, then g > 1 with lwl (load jobs, so ties draw from
   # TIES) and pod:2 (load work) at correlations strictly between 0 and 1, which run the delta = 0
-  # companion system (ties from EXTRA) on the same numbers, on exp, shexp and pareto.
+  # companion system (ties from EXTRA) on the same numbers, on exp, shexp and pareto; the per-group
+  # results kept in full, as their summary (histograms across groups) or both.
   forkjoin)
-    args=(run forkjoin --n 5 --k 3 --mu 1 --zip groups,assign,load,correlation,service,lambda
+    args=(run forkjoin --n 5 --k 3 --mu 1
+          --zip groups,assign,load,correlation,service,lambda,group_vectors
           --groups 1,3,4,2 --assign "uniform lwl pod:2 lwl" --load work,jobs,work,work
+          --group_vectors auto,both,summary,full
           --correlation 0,0.5,0.3,0.7 --service "exp exp shexp:0.2 pareto:2.5" --lambda 3,8,12,4
           --warmup 1000 --arrivals 20000 -r 5 --seed 11 --quiet) ;;
   # proxy: both admissions, one class and two (ROUTING draws the class), three policies coupled.

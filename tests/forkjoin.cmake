@@ -12,3 +12,9 @@ add_test(NAME e2e_forkjoin_errors
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_forkjoin_errors.sh $<TARGET_FILE:storq>)
 set_tests_properties(e2e_forkjoin_errors PROPERTIES TIMEOUT 120 LABELS "forkjoin;e2e"
   ENVIRONMENT "${STORQ_MPI_ENV}")
+
+# Per-group results at large g: the summary's size and its agreement with the full vectors.
+add_test(NAME e2e_forkjoin_groups
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_forkjoin_groups.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
+set_tests_properties(e2e_forkjoin_groups PROPERTIES TIMEOUT 120 LABELS "forkjoin;e2e"
+  ENVIRONMENT "${STORQ_MPI_ENV}")

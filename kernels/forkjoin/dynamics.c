@@ -60,8 +60,9 @@ static void fj_system_free(fj_system *s, uint64_t g)
 }
 
 /* What one replication allocates up front, counted beside the allocations it mirrors: per system
- * (two with the companion) the release times, three per-group arrays and the policy's structures;
- * and the replication's 3 n scratch. pod's per-group queues grow with the backlog and are not
+ * (two with the companion) the release times, three per-group arrays (Dlast, and the measured
+ * busy time and jobs that group_vectors' vectors or summary are made of: the summary keeps
+ * nothing more per group) and the policy's structures; and the replication's 3 n scratch. pod's per-group queues grow with the backlog and are not
  * counted (they hold jobs present, like any queue). */
 size_t storq_fj_state_bytes(const fj_ctx *c)
 {
@@ -253,6 +254,40 @@ static void fj_rebase(const fj_ctx *c, fj_system *s, double t)
     }
 }
 
+/* Group G's share of the measured jobs (which = 0) or its utilisation (which = 1), as the full
+ * vectors and their summary both hold it. */
+static double fj_group_value(const fj_ctx *c, const fj_system *s, uint64_t G, int which,
+                             double Tmeas)
+{
+    return which == 0 ? (double)s->count[G] / (double)c->arrivals
+                      : s->busy[G] / ((double)c->n * Tmeas);
+}
+
+/* The summary of one per-group vector, computed from the per-group counters without storing the
+ * vector: every group's value into the histogram (in group order), the largest value, and the
+ * standard deviation across the g groups (two passes, population form: the groups are all there
+ * are). */
+static void fj_group_summary(const fj_ctx *c, const fj_system *s, int which, double Tmeas,
+                             storq_record *rec, int hist, int max, int sd)
+{
+    storq_hist h = storq_record_hist(rec, hist);
+    double sum = 0.0, top = -INFINITY;
+    for (uint64_t G = 0; G < c->g; G++) {
+        const double v = fj_group_value(c, s, G, which, Tmeas);
+        storq_hist_add(&h, v);
+        sum += v;
+        top = v > top ? v : top;
+    }
+    const double mean = sum / (double)c->g;
+    double ss = 0.0;
+    for (uint64_t G = 0; G < c->g; G++) {
+        const double d = fj_group_value(c, s, G, which, Tmeas) - mean;
+        ss += d * d;
+    }
+    storq_record_scalar(rec, max, top);
+    storq_record_scalar(rec, sd, sqrt(ss / (double)c->g));
+}
+
 int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
                  storq_error *err)
 {
@@ -351,13 +386,22 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     storq_record_scalar(rec, c->id.mean, sys[0].sum / N);
     if (c->companion)
         storq_record_scalar(rec, c->id.mean0, sys[1].sum / N);
-    double *share = storq_record_vector(rec, c->id.share);
-    double *gutil = storq_record_vector(rec, c->id.gutil);
     double busy_all = 0.0;
-    for (uint64_t G = 0; G < c->g; G++) {
-        share[G] = (double)sys[0].count[G] / N;
-        gutil[G] = sys[0].busy[G] / ((double)n * Tmeas);
+    for (uint64_t G = 0; G < c->g; G++)
         busy_all += sys[0].busy[G];
+    if (c->group_full) {
+        double *share = storq_record_vector(rec, c->id.share);
+        double *gutil = storq_record_vector(rec, c->id.gutil);
+        for (uint64_t G = 0; G < c->g; G++) {
+            share[G] = fj_group_value(c, &sys[0], G, 0, Tmeas);
+            gutil[G] = fj_group_value(c, &sys[0], G, 1, Tmeas);
+        }
+    }
+    if (c->group_summary) {
+        fj_group_summary(c, &sys[0], 0, Tmeas, rec, c->id.share_hist, c->id.share_max,
+                         c->id.share_sd);
+        fj_group_summary(c, &sys[0], 1, Tmeas, rec, c->id.gutil_hist, c->id.gutil_max,
+                         c->id.gutil_sd);
     }
     storq_record_scalar(rec, c->id.util, busy_all / ((double)n * (double)c->g * Tmeas));
     /* the steady-state check: the mean response over each half of the measured jobs */

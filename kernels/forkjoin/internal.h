@@ -41,7 +41,14 @@ enum { FJ_LOAD_JOBS, FJ_LOAD_WORK };
 typedef struct fj_ids {
     int resp, mean, share, gutil, util;
     int resp0, mean0; /* companion (delta = 0) system; -1 when absent */
+    /* the per-group summary (group_vectors): histograms across groups, largest value and spread;
+     * -1 when absent, as share and gutil are when the full vectors are not kept */
+    int share_hist, share_max, share_sd, gutil_hist, gutil_max, gutil_sd;
 } fj_ids;
+
+/* Up to this many groups `group_vectors = auto` keeps the full per-group vectors; beyond, their
+ * summary (docs/models/forkjoin.md, "Per-group results"). */
+#define FJ_GROUP_VECTORS_AUTO_MAX 1000
 
 typedef struct fj_ctx {
     uint64_t n, k, g;
@@ -57,6 +64,7 @@ typedef struct fj_ctx {
     uint64_t pod_d;
     int load;
     int companion;   /* 0 < delta < 1 */
+    int group_full, group_summary; /* group_vectors: keep the per-group vectors, their summary */
     uint64_t warmup, arrivals;
     double lambda_group;  /* lambda / g: what each group sees under uniform assignment */
     double capacity;      /* per-group arrival rate below which the point is known stable */

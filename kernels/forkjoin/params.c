@@ -49,6 +49,11 @@ static const storq_param_def fj_params[] = {
      .unit = "jobs", .doc = "jobs simulated before measuring"},
     {.name = "arrivals", .type = STORQ_PARAM_INT, .def = "100000", .min = 2, .max = HUGE_VAL,
      .unit = "jobs", .doc = "measured jobs per replication"},
+    {.name = "group_vectors", .type = STORQ_PARAM_STRING, .def = "auto", .unit = "",
+     .choices = "auto|full|summary|both",
+     .doc = "per-group results: full (group_share and group_utilisation, g values each per "
+            "replication), summary (their histograms across groups, largest value and spread), "
+            "both, or auto: full up to 1000 groups, summary beyond"},
     {.name = NULL},
 };
 
@@ -197,6 +202,14 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
     c->mean = 1.0 / ((double)c->k * c->mu);
     c->lambda_group = c->lambda / (double)c->g;
     c->companion = c->delta > 0.0 && c->delta < 1.0;
+    {
+        const char *gv = storq_param_string(p, "group_vectors");
+        const int autofull = c->g <= FJ_GROUP_VECTORS_AUTO_MAX;
+        c->group_full = !strcmp(gv, "full") || !strcmp(gv, "both") ||
+                        (!strcmp(gv, "auto") && autofull);
+        c->group_summary = !strcmp(gv, "summary") || !strcmp(gv, "both") ||
+                           (!strcmp(gv, "auto") && !autofull);
+    }
 
     if (c->k > c->n) {
         rc = storq_fail(err, STORQ_ERR_USAGE,
@@ -242,22 +255,10 @@ fail:
 
 /* ------------------------------------------------------------------ observables */
 
-static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
+/* The full per-group vectors: g values each per replication. */
+static int fj_declare_group_vectors(fj_ctx *c, storq_observables *obs, storq_error *err)
 {
-    fj_ctx *c = vctx;
     fj_ids *id = &c->id;
-    const double lo = c->mean * 1e-6, hi = c->mean * 1e9;
-    id->resp0 = id->mean0 = -1;
-    c->steady.first = c->steady.second = -1;
-    STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp, "response_time", "time",
-                                        "response time D - A of a measured job (arrival to its "
-                                        "k-th finished task)", lo, hi, 7, err));
-    STORQ_TRY(storq_declare_scalar(obs, &id->mean, "mean_response_time", "time",
-                                   "mean response time of the measured jobs", err));
-    STORQ_TRY(storq_declare_scalar(obs, &id->util, "utilisation", "1",
-                                   "node busy time (tasks served, cancelled ones up to their "
-                                   "cancellation) / (g n T) over the measurement window",
-                                   err));
     double *axis = malloc(sizeof *axis * c->g);
     if (!axis)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
@@ -271,6 +272,64 @@ static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
                                   "busy time of each group's nodes / (n T) over the "
                                   "measurement window", c->g, "group", axis, err);
     free(axis);
+    return rc;
+}
+
+/* Their summary, a few kilobytes whatever g: the histogram of the g values across groups (log-
+ * linear, relative bins of 2^-7; zero, a group that got no measured job, in the underflow), and
+ * per replication the largest value and the standard deviation across groups. A share is a
+ * multiple of 1/arrivals, so the share bins start there; utilisations below 2^-30 are
+ * underflow. Both reach 2, so that a share or utilisation of 1 falls in a bin. */
+static int fj_declare_group_summary(fj_ctx *c, storq_observables *obs, storq_error *err)
+{
+    fj_ids *id = &c->id;
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->share_hist, "group_share_histogram", "1",
+                                        "group_share across the g groups: each group's fraction "
+                                        "of the measured jobs, one sample per group",
+                                        1.0 / (double)c->arrivals, 2.0, 7, err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->share_max, "group_share_max", "1",
+                                   "largest fraction of the measured jobs sent to one group "
+                                   "(1/g when balanced)", err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->share_sd, "group_share_sd", "1",
+                                   "standard deviation of the groups' fractions of the measured "
+                                   "jobs across the g groups (their mean is 1/g)", err));
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->gutil_hist, "group_utilisation_histogram",
+                                        "1",
+                                        "group_utilisation across the g groups: busy time of "
+                                        "each group's nodes / (n T), one sample per group",
+                                        0x1p-30, 2.0, 7, err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->gutil_max, "group_utilisation_max", "1",
+                                   "largest busy time of one group's nodes / (n T) over the "
+                                   "measurement window", err));
+    return storq_declare_scalar(obs, &id->gutil_sd, "group_utilisation_sd", "1",
+                                "standard deviation of the groups' utilisations across the g "
+                                "groups (their mean is utilisation)", err);
+}
+
+static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
+{
+    fj_ctx *c = vctx;
+    fj_ids *id = &c->id;
+    const double lo = c->mean * 1e-6, hi = c->mean * 1e9;
+    id->resp0 = id->mean0 = -1;
+    id->share_hist = id->share_max = id->share_sd = -1;
+    id->gutil_hist = id->gutil_max = id->gutil_sd = -1;
+    c->steady.first = c->steady.second = -1;
+    STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp, "response_time", "time",
+                                        "response time D - A of a measured job (arrival to its "
+                                        "k-th finished task)", lo, hi, 7, err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->mean, "mean_response_time", "time",
+                                   "mean response time of the measured jobs", err));
+    STORQ_TRY(storq_declare_scalar(obs, &id->util, "utilisation", "1",
+                                   "node busy time (tasks served, cancelled ones up to their "
+                                   "cancellation) / (g n T) over the measurement window",
+                                   err));
+    int rc = STORQ_OK;
+    id->share = id->gutil = -1;
+    if (c->group_full)
+        rc = fj_declare_group_vectors(c, obs, err);
+    if (!rc && c->group_summary)
+        rc = fj_declare_group_summary(c, obs, err);
     if (!rc && c->companion) {
         STORQ_TRY(storq_declare_hist_loglin(obs, &id->resp0, "uncorrelated_response_time",
                                             "time",

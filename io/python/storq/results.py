@@ -207,7 +207,7 @@ class Results:
         """One observable: a dict of numpy arrays (mean, stderr, ci95[, axis] or counts, bin_edges,
         underflow, overflow, count, sum, min, max, mean) plus its attributes (kind, unit,
         description[, histogram_kind, relative_resolution][, axis_name])."""
-        group = self._point(pid)["observables"][name]
+        group = self._member(pid, "observables", name)
         out = {key: np.asarray(dset[()]) for key, dset in group.items()}
         out.update(_attrs(group))
         if "axis" in group:
@@ -217,7 +217,17 @@ class Results:
     def replications(self, pid, name):
         """Per-replication values in replication order: shape (R,), (R, length) or
         (R, rows, cols); for a histogram, each replication's sum of samples."""
-        return np.asarray(self._point(pid)["replications"][name][()])
+        return np.asarray(self._member(pid, "replications", name)[()])
+
+    def _member(self, pid, group, name):
+        """observables/NAME or replications/NAME of a point; a name the point lacks (points of one
+        file may differ: forkjoin keeps its per-group vectors or their summary by g) is a KeyError
+        that lists what the point has."""
+        members = self._point(pid)[group]
+        if name not in members:
+            raise KeyError(f"{self.path}: point {pid} has no observable '{name}'; it has: "
+                           + ", ".join(members))
+        return members[name]
 
     def _arrays(self, pid, group):
         point = self._point(pid)
