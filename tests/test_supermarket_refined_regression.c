@@ -41,7 +41,7 @@
 static const int N[NPTS] = {20, 50, 100, 200, 500, 1000};
 /* series s: level 0 is the mean queue length; u_6 (< 2e-3) has no resolvable 1/n term here */
 static const size_t LEVEL[NSER] = {0, 2, 3, 4, 5};
-static const size_t R = 40;
+#define R ((size_t)40) /* replications per n */
 /* Measured jobs per replication: more at n = 50 and 1000, where they shrink the standard error of
  * b most (near the c-optimal design for b on these n: 0.8 times the se of equal shares). */
 static const long JOBS[NPTS] = {400000, 1600000, 400000, 400000, 400000, 1200000};
