@@ -9,3 +9,7 @@ add_test(NAME test_supermarket_refined_stats COMMAND test_supermarket_refined st
 set_tests_properties(test_supermarket_refined_stats PROPERTIES ENVIRONMENT "${STORQ_MPI_ENV}")
 set_tests_properties(test_supermarket_refined_stats PROPERTIES LABELS "supermarket;statistical"
                      TIMEOUT 120)
+# V of the refined mean field against V regressed from simulations at n = 20..1000 (statistical).
+storq_unit_test(test_supermarket_refined_regression test_supermarket_refined_regression.c)
+set_tests_properties(test_supermarket_refined_regression PROPERTIES LABELS "supermarket;statistical"
+                     TIMEOUT 600)

@@ -80,6 +80,19 @@ def test_supermarket_shapes(manifest):
     assert err.max() < 0.1 and np.array(t["mean"])[np.array(t["t"]) == 0][0] == 1.0
 
 
+def test_supermarket_refined_closer_than_mean_field(manifest):
+    d = fig(manifest, "supermarket-refined")["data"]
+    n, m, ci = (np.array(d[k], float) for k in ("n", "mean", "ci95"))
+    mf, ref = np.array(d["mean_field"], float), np.array(d["refined"], float)
+    assert np.all(np.diff(n) > 0) and np.ptp(mf) == 0 and d["V"] > 0
+    np.testing.assert_allclose(ref, mf + d["V"] / n, rtol=1e-12)  # refined = u + V/n
+    # beyond the smallest n the refined mean field is no farther from the simulation than the
+    # mean field, within the CI; at every n it is within 3 CIs plus an O(1/n^2) allowance
+    assert np.all((np.abs(m - ref) <= np.abs(m - mf) + ci)[1:])
+    assert np.all(np.abs(m - ref) <= 3 * ci + 10 / n ** 2)
+    assert abs(m[0] - mf[0]) > 3 * ci[0]  # at n = 10 the 1/n term is far beyond the noise
+
+
 def test_cluster_shapes(manifest):
     d = fig(manifest, "cluster-mean-delay")["data"]
     for p in ("BR", "BS", "WF"):
