@@ -66,6 +66,17 @@ int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_
 int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
                                  hid_t *out, storq_error *err);
 
+/* Objects made before they are linked (a point is built bottom up, see io/h5_writer.c): an
+ * anonymous group like storq_h5u_create_small_group's, anonymous datasets like
+ * storq_h5u_write_*'s (name only names them in messages), left open for their attributes, and
+ * storq_h5u_link to give one its name in parent. An object closed unlinked is gone. */
+int storq_h5u_new_group(hid_t loc, hid_t *out, storq_error *err);
+int storq_h5u_new_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                      const double *data, hid_t *out, storq_error *err);
+int storq_h5u_new_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                      const uint64_t *data, hid_t *out, storq_error *err);
+int storq_h5u_link(hid_t parent, const char *name, hid_t obj, storq_error *err);
+
 /* Attributes on loc. */
 int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);
 int storq_h5u_attr_strings(hid_t loc, const char *name, const char *const *values, size_t n,
