@@ -180,11 +180,6 @@ int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error 
     return create_group(loc, name, 0, 0, 0, out, err);
 }
 
-int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
-{
-    return create_group(loc, name, 1, 0, 0, out, err);
-}
-
 int storq_h5u_new_group(hid_t loc, hid_t *out, storq_error *err)
 {
     return create_group(loc, NULL, 1, 0, 0, out, err);
