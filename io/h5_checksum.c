@@ -249,6 +249,11 @@ int storq_h5_checksum_stamp(hid_t group, storq_error *err)
     return walk(group, 0, 0, stamp_one, NULL, err);
 }
 
+int storq_h5_checksum_stamp_object(hid_t obj, storq_error *err)
+{
+    return stamp_one(obj, NULL, err);
+}
+
 typedef struct verify_ctx {
     const char *label, *path;
 } verify_ctx;

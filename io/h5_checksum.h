@@ -18,6 +18,11 @@ uint32_t storq_crc32(uint32_t crc, const void *buf, size_t n);
 
 /* Write the attribute crc32 on group and on every object below it (file open read-write). */
 int storq_h5_checksum_stamp(hid_t group, storq_error *err);
+/* Write it on obj alone, once its attributes (and, for a dataset, its data) are written: a
+ * group's checksum covers its attributes, not its members. Stamped as it is made, an object
+ * gets its crc32 while its header is still the last block of the file's metadata, where HDF5
+ * grows it in place rather than adding a continuation block (docs/hdf5-schema.md, Storage). */
+int storq_h5_checksum_stamp_object(hid_t obj, storq_error *err);
 
 /* Check the checksums of group and every object below it, when group has one (files written
  * before checksums have none, and are read unchecked: *checked = 0). A mismatch, or an object

@@ -147,7 +147,7 @@ hid_t storq_h5u_file_create(void)
 #define COMPACT_ATTRS_MAX 64
 
 /* nlinks > 0: a header sized up front for nlinks links of names of name_len characters, kept in
- * it (see storq_h5u_create_sized_group). */
+ * it (see storq_h5u_create_sized_group). name NULL: an anonymous group (storq_h5u_new_group). */
 static int create_group(hid_t loc, const char *name, int compact, unsigned nlinks,
                         unsigned name_len, hid_t *out, storq_error *err)
 {
@@ -164,11 +164,14 @@ static int create_group(hid_t loc, const char *name, int compact, unsigned nlink
         }
         H5Pset_obj_track_times(gcpl, 0);
     }
-    *out = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl >= 0 ? gcpl : H5P_DEFAULT, H5P_DEFAULT);
+    hid_t cpl = gcpl >= 0 ? gcpl : H5P_DEFAULT;
+    *out = name ? H5Gcreate2(loc, name, H5P_DEFAULT, cpl, H5P_DEFAULT)
+                : H5Gcreate_anon(loc, cpl, H5P_DEFAULT);
     if (gcpl >= 0)
         H5Pclose(gcpl);
     if (*out < 0)
-        return storq_h5u_fail(err, loc, "cannot create group '%s'", name);
+        return name ? storq_h5u_fail(err, loc, "cannot create group '%s'", name)
+                    : storq_h5u_fail(err, loc, "cannot create a group");
     return STORQ_OK;
 }
 
@@ -177,9 +180,16 @@ int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error 
     return create_group(loc, name, 0, 0, 0, out, err);
 }
 
-int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
+int storq_h5u_new_group(hid_t loc, hid_t *out, storq_error *err)
 {
-    return create_group(loc, name, 1, 0, 0, out, err);
+    return create_group(loc, NULL, 1, 0, 0, out, err);
+}
+
+int storq_h5u_link(hid_t parent, const char *name, hid_t obj, storq_error *err)
+{
+    if (H5Olink(obj, parent, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+        return storq_h5u_fail(err, parent, "cannot link '%s'", name);
+    return STORQ_OK;
 }
 
 int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
@@ -330,14 +340,17 @@ hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims)
     return dcpl;
 }
 
+/* keep NULL: the dataset loc/name, closed; else an anonymous one (name only names it in
+ * messages), left open in *keep. */
 static int write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int ndims,
-                         const hsize_t *dims, const void *data, storq_error *err)
+                         const hsize_t *dims, const void *data, hid_t *keep, storq_error *err)
 {
     hid_t space = ndims == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ndims, dims, NULL);
     if (space < 0)
         return storq_h5u_fail(err, loc, "cannot make a dataspace for dataset '%s'", name);
     hid_t dcpl = storq_h5u_array_create_plist(ftype, ndims, dims);
     hid_t d = dcpl < 0 ? -1
+              : keep   ? H5Dcreate_anon(loc, ftype, space, dcpl, H5P_DEFAULT)
                        : H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -346,22 +359,41 @@ static int write_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, 
         return storq_h5u_fail(err, loc, "cannot create dataset '%s'", name);
     /* An empty dataset has nothing to write (and HDF5 rejects a NULL buffer). */
     herr_t rc = data ? H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0;
-    H5Dclose(d);
+    if (rc < 0 || !keep)
+        H5Dclose(d);
     if (rc < 0)
         return storq_h5u_fail(err, loc, "cannot write dataset '%s'", name);
+    if (keep)
+        *keep = d;
     return STORQ_OK;
 }
 
 int storq_h5u_write_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
                         const double *data, storq_error *err)
 {
-    return write_dataset(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ndims, dims, data, err);
+    return write_dataset(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ndims, dims, data, NULL,
+                         err);
 }
 
 int storq_h5u_write_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
                         const uint64_t *data, storq_error *err)
 {
-    return write_dataset(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, ndims, dims, data, err);
+    return write_dataset(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, ndims, dims, data, NULL,
+                         err);
+}
+
+int storq_h5u_new_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                      const double *data, hid_t *out, storq_error *err)
+{
+    return write_dataset(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ndims, dims, data, out,
+                         err);
+}
+
+int storq_h5u_new_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                      const uint64_t *data, hid_t *out, storq_error *err)
+{
+    return write_dataset(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, ndims, dims, data, out,
+                         err);
 }
 
 int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_error *err)
@@ -370,7 +402,7 @@ int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_
     if (t < 0)
         return storq_h5u_fail(err, loc, "cannot make a string type for dataset '%s'", name);
     const char *v = text ? text : "";
-    int rc = write_dataset(loc, name, t, t, 0, NULL, &v, err);
+    int rc = write_dataset(loc, name, t, t, 0, NULL, &v, NULL, err);
     H5Tclose(t);
     return rc;
 }

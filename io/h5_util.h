@@ -53,9 +53,6 @@ hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims);
 /* Create a group whose links remember their creation order (so readers list observables in the
  * order the model declared them). */
 int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
-/* The same for a group of a point (the point's own, its observables...): links and attributes in
- * its object header, a few KB smaller. */
-int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_error *err);
 /* The same for a group that gains links one at a time while the file is written (/points): its
  * header is made big enough for nlinks links (up to STORQ_H5U_SIZED_LINKS_MAX) of names of about
  * name_len characters, which it keeps. So adding one rewrites that header in place; it never
@@ -65,6 +62,18 @@ int storq_h5u_create_small_group(hid_t loc, const char *name, hid_t *out, storq_
 #define STORQ_H5U_SIZED_LINKS_MAX 4096
 int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
                                  hid_t *out, storq_error *err);
+
+/* Objects made before they are linked (a point is built bottom up, see io/h5_writer.c): an
+ * anonymous group of a point (the point's own, its observables...) whose links and attributes
+ * stay in its object header (a few KB smaller than a heap and two B-trees), anonymous datasets like
+ * storq_h5u_write_*'s (name only names them in messages), left open for their attributes, and
+ * storq_h5u_link to give one its name in parent. An object closed unlinked is gone. */
+int storq_h5u_new_group(hid_t loc, hid_t *out, storq_error *err);
+int storq_h5u_new_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                      const double *data, hid_t *out, storq_error *err);
+int storq_h5u_new_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
+                      const uint64_t *data, hid_t *out, storq_error *err);
+int storq_h5u_link(hid_t parent, const char *name, hid_t obj, storq_error *err);
 
 /* Attributes on loc. */
 int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_error *err);
