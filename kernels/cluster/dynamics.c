@@ -5,12 +5,18 @@
  * A request for a file of k chunks (coded into alpha_k >= k blocks placed afresh on the servers)
  * asks k of its blocks from the servers holding them; servers serve FCFS at mu bits per unit time.
  * Each policy keeps its own per-server "busy until" times V_i, so a request costs O(alpha_k) (plus
- * O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m.
+ * O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m. The times
+ * are stored server-major (internal.h, cl_vstride), and the sizes and placements of the next
+ * CL_AHEAD requests are drawn ahead and their servers' records prefetched, so that at large m the
+ * memory latency of a request overlaps the work of the ones before it.
  *
  * The draws per request, in this order: ARRIVALS (the inter-arrival time), SIZES (k), SERVICE (the
  * block size c), PLACEMENT (alpha_k distinct servers when alpha_k < m; else the servers holding one
  * block more than the others), TIES (a key per entry, when BS or WF is listed), then ROUTING when
- * BR has a choice to make (the policies are served in their listed order). */
+ * BR has a choice to make (the policies are served in their listed order). Each stream is used by
+ * nothing else and its draws for request n depend only on request n's own earlier draws (k for the
+ * placement), so drawing SIZES and PLACEMENT a few requests ahead consumes the same numbers in the
+ * same order per stream: the results are those of drawing them request by request. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +31,7 @@
 /* Scratch arrays of one request's entries (servers of its placement), grown on demand. */
 typedef struct cl_work {
     size_t cap;
-    uint64_t *srv;  /* server of entry j */
+    uint64_t *srv;  /* offset in V of entry j's server record (server x stride) */
     int64_t *a;     /* blocks of the request on it */
     int64_t *s;     /* blocks asked of it */
     uint64_t *key;  /* tie keys */
@@ -184,6 +190,17 @@ static uint64_t cl_least_mask(cl_work *w, size_t n, size_t r)
 
 /* ------------------------------------------------------------------ the replication's state */
 
+/* A request drawn ahead: its size and, on the bit-mask path (alpha < m, alpha <= CL_SMALL_MAX), its
+ * placement as record offsets; a request off that path is drawn last (its placement, of up to m
+ * entries, is drawn when it is served, in order). */
+#define CL_RING 8  /* slots (a power of two) */
+#define CL_AHEAD 4 /* requests drawn ahead of the one served: < CL_RING */
+typedef struct cl_next {
+    int64_t k;
+    int placed;
+    uint64_t off[CL_SMALL_MAX];
+} cl_next;
+
 /* What one policy measures. */
 typedef struct cl_acc {
     storq_hist delay, wfound;
@@ -198,7 +215,11 @@ typedef struct cl_acc {
 typedef struct cl_rep {
     const cl_ctx *c;
     storq_rng arr, siz, svc, plc, rte, tie;
-    double *V; /* busy-until times: policy pi's servers at V + pi m */
+    double *V; /* busy-until times: server i under the pi-th policy at V[(i << vshift) + pi] */
+    unsigned vshift; /* log2 of the record's stride */
+    cl_next ring[CL_RING]; /* request n in slot n % CL_RING */
+    uint64_t drawn;        /* requests drawn ahead so far */
+    int deferred;          /* the last one drawn is off the bit-mask path: draw no further */
     double *csum;
     uint64_t *ccnt;
     storq_hist *chist; /* the per-class arrays behind acc, policy after policy */
@@ -218,7 +239,8 @@ typedef struct cl_req {
     int meas;
     size_t ci; /* size class (when measuring) */
     size_t nc; /* entries: alpha distinct servers with one block each (alpha < m), or all m */
-    int small; /* alpha < m and at most 64 entries: the bit-mask path */
+    int small; /* alpha < m and at most CL_SMALL_MAX entries: the bit-mask path */
+    const uint64_t *off; /* the entries' record offsets in V */
 } cl_req;
 
 static int cl_rep_init(cl_rep *R, const cl_ctx *c, const storq_stream_key *key,
@@ -233,7 +255,13 @@ static int cl_rep_init(cl_rep *R, const cl_ctx *c, const storq_stream_key *key,
     R->rte = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     R->tie = storq_rng_stream(key, STORQ_STREAM_TIES);
     const size_t np = (size_t)c->npol, ncl = c->nclass;
-    R->V = calloc((size_t)c->m * np, sizeof *R->V);
+    const size_t stride = cl_vstride(c->npol);
+    R->vshift = stride == 1 ? 0 : stride == 2 ? 1 : 2;
+    /* aligned to a cache line, so that no record straddles two (the size rounded up to one) */
+    const size_t vbytes = ((size_t)c->m * stride * sizeof *R->V + 63) / 64 * 64;
+    R->V = aligned_alloc(64, vbytes);
+    if (R->V)
+        memset(R->V, 0, vbytes);
     R->csum = calloc(np * ncl, sizeof *R->csum);
     R->ccnt = calloc(np * ncl, sizeof *R->ccnt);
     R->chist = calloc(np * ncl, sizeof *R->chist);
@@ -261,12 +289,14 @@ static void cl_rep_free(cl_rep *R)
     free(R->chist);
 }
 
-/* Work (in time units) at m servers with busy-until times Vp, at time t. */
-static double cl_workload(const double *Vp, uint64_t m, double t)
+/* Work (in time units) at m servers with busy-until times Vp[i << sh], at time t. */
+static double cl_workload(const double *Vp, uint64_t m, unsigned sh, double t)
 {
     double s = 0.0;
-    for (uint64_t i = 0; i < m; i++)
-        s += Vp[i] > t ? Vp[i] - t : 0.0;
+    for (uint64_t i = 0; i < m; i++) {
+        const double v = Vp[i << sh];
+        s += v > t ? v - t : 0.0;
+    }
     return s;
 }
 
@@ -275,7 +305,7 @@ static void cl_rebase(cl_rep *R)
 {
     double *V = R->V;
     const double t = R->t;
-    const size_t n = (size_t)R->c->m * (size_t)R->c->npol;
+    const size_t n = (size_t)R->c->m << R->vshift; /* (the padding stays 0) */
     for (size_t i = 0; i < n; i++)
         V[i] = V[i] > t ? V[i] - t : 0.0;
     R->t = 0.0;
@@ -287,13 +317,38 @@ static void cl_open_window(cl_rep *R)
 {
     const cl_ctx *c = R->c;
     for (int pi = 0; pi < c->npol; pi++)
-        R->wstart[pi] = c->mu * cl_workload(R->V + (size_t)pi * c->m, c->m, R->t);
+        R->wstart[pi] = c->mu * cl_workload(R->V + pi, c->m, R->vshift, R->t);
 }
 
 /* ------------------------------------------------------------------ arrival and placement */
 
-/* The n-th request's arrival, size and block size (the clock, the epoch and the window kept). */
-static inline void cl_arrive(cl_rep *R, uint64_t n, cl_req *q)
+/* Draw requests ahead up to (not including) request `upto`: their sizes and, on the bit-mask path,
+ * their placements, whose servers' records are prefetched for writing. A request off that path
+ * stops the drawing until it is served (cl_place draws its placement then). */
+static inline void cl_draw_ahead(cl_rep *R, uint64_t upto)
+{
+    const cl_ctx *c = R->c;
+    while (R->drawn < upto && !R->deferred) {
+        cl_next *x = &R->ring[R->drawn % CL_RING];
+        x->k = storq_ddist_sample(&c->size, &R->siz);
+        const int64_t alpha = cl_alpha(c, x->k);
+        x->placed = (uint64_t)alpha < c->m && alpha <= CL_SMALL_MAX;
+        if (x->placed) {
+            storq_rng_sample_distinct_fast(&R->plc, c->m, (unsigned)alpha, x->off);
+            for (int64_t j = 0; j < alpha; j++) {
+                x->off[j] <<= R->vshift;
+                __builtin_prefetch(R->V + x->off[j], 1, 3);
+            }
+        } else {
+            R->deferred = 1;
+        }
+        R->drawn++;
+    }
+}
+
+/* The n-th request's arrival, size k (drawn ahead) and block size (the clock, the epoch and the
+ * window kept). */
+static inline void cl_arrive(cl_rep *R, uint64_t n, int64_t k, cl_req *q)
 {
     const cl_ctx *c = R->c;
     const double tau = storq_rng_exp(&R->arr, c->lambda);
@@ -304,7 +359,7 @@ static inline void cl_arrive(cl_rep *R, uint64_t n, cl_req *q)
         R->Tmeas += tau;
     if (R->t > c->rebase_time && R->since >= c->rebase_count)
         cl_rebase(R);
-    q->k = storq_ddist_sample(&c->size, &R->siz);
+    q->k = k;
     q->alpha = cl_alpha(c, q->k);
     q->cn = storq_dist_sample(&c->cdist, &R->svc);
     q->d = q->cn / c->mu;
@@ -317,11 +372,12 @@ static inline void cl_arrive(cl_rep *R, uint64_t n, cl_req *q)
 
 /* alpha >= m: every server holds floor(alpha / m) blocks, and the remainder's servers (drawn)
  * one more. */
-static void cl_place_everywhere(cl_work *w, storq_rng *plc, uint64_t m, int64_t alpha)
+static void cl_place_everywhere(cl_work *w, storq_rng *plc, uint64_t m, unsigned sh,
+                                int64_t alpha)
 {
     const int64_t base = alpha / (int64_t)m, r = alpha - base * (int64_t)m;
     for (size_t j = 0; j < (size_t)m; j++) {
-        w->srv[j] = j;
+        w->srv[j] = (uint64_t)j << sh;
         w->a[j] = base;
     }
     if (r > 0) {
@@ -331,24 +387,32 @@ static void cl_place_everywhere(cl_work *w, storq_rng *plc, uint64_t m, int64_t 
     }
 }
 
-/* The request's entries: servers srv[j] holding a[j] >= 1 blocks for j < nc (a unset on the
- * bit-mask path, where every entry holds one), with their tie keys. -1: out of memory. */
-static inline int cl_place(cl_rep *R, cl_req *q)
+/* The request's entries: the records off[j] of the servers holding a[j] >= 1 blocks for j < nc
+ * (a unset on the bit-mask path, where every entry holds one and the placement was drawn ahead
+ * into the ring slot x), with their tie keys. -1: out of memory. */
+static inline int cl_place(cl_rep *R, cl_req *q, const cl_next *x)
 {
     const uint64_t m = R->c->m;
     cl_work *w = &R->w;
     const int below = (uint64_t)q->alpha < m;
     q->nc = below ? (size_t)q->alpha : (size_t)m;
-    q->small = below && q->alpha <= 64;
+    q->small = x->placed;
     if (q->nc > w->cap && cl_work_reserve(w, q->nc))
         return -1;
-    if (!below) {
-        cl_place_everywhere(w, &R->plc, m, q->alpha);
+    if (q->small) {
+        q->off = x->off;
     } else {
-        storq_rng_sample_distinct_fast(&R->plc, m, (unsigned)q->alpha, w->srv);
-        if (!q->small)
-            for (size_t j = 0; j < q->nc; j++)
+        if (!below) {
+            cl_place_everywhere(w, &R->plc, m, R->vshift, q->alpha);
+        } else {
+            storq_rng_sample_distinct_fast(&R->plc, m, (unsigned)q->alpha, w->srv);
+            for (size_t j = 0; j < q->nc; j++) {
+                w->srv[j] <<= R->vshift;
                 w->a[j] = 1;
+            }
+        }
+        q->off = w->srv;
+        R->deferred = 0; /* drawing ahead goes on after this request */
     }
     if (R->c->need_keys)
         for (size_t j = 0; j < q->nc; j++)
@@ -375,7 +439,7 @@ static inline uint64_t cl_ask_small(int pol, const cl_req *q, const double *Vp, 
         return ask;
     }
     for (size_t j = 0; j < nc; j++) {
-        double v = Vp[w->srv[j]];
+        double v = Vp[q->off[j]];
         w->u[j] = v > t ? v : t;
     }
     return cl_least_mask(w, nc, (size_t)q->k);
@@ -501,10 +565,10 @@ static inline void cl_serve_one(cl_serve *S, double *vi, int64_t s)
 }
 
 /* One block from each entry of the mask, in entry order. */
-static inline void cl_serve_mask(cl_serve *S, double *Vp, const cl_work *w, uint64_t ask)
+static inline void cl_serve_mask(cl_serve *S, double *Vp, const uint64_t *off, uint64_t ask)
 {
     for (; ask; ask &= ask - 1)
-        cl_serve_one(S, Vp + w->srv[__builtin_ctzll(ask)], 1);
+        cl_serve_one(S, Vp + off[__builtin_ctzll(ask)], 1);
 }
 
 /* s[j] blocks from each asked entry, in entry order (the asked ones listed without branches). */
@@ -558,11 +622,11 @@ static inline void cl_serve_policy(cl_rep *R, int pi, const cl_req *q)
     const cl_ctx *c = R->c;
     const int pol = c->pol[pi];
     const double t = R->t;
-    double *Vp = R->V + (size_t)pi * c->m;
+    double *Vp = R->V + pi; /* the policy's times, at the entries' offsets */
     cl_acc *A = &R->acc[pi];
     cl_serve S = cl_serve_begin(t, q, c->mu, &A->wfound);
     if (q->small) {
-        cl_serve_mask(&S, Vp, &R->w, cl_ask_small(pol, q, Vp, t, &R->w, &R->rte));
+        cl_serve_mask(&S, Vp, q->off, cl_ask_small(pol, q, Vp, t, &R->w, &R->rte));
     } else {
         cl_ask_general(pol, q, Vp, t, c->m, &R->w, &R->rte);
         cl_serve_asked(&S, Vp, &R->w, q->nc);
@@ -600,7 +664,7 @@ static void cl_record(const cl_rep *R, double half_sum, storq_record *rec)
             above += A->ccdf[j + 1];
             cd[j] = (double)above / N;
         }
-        const double s = cl_workload(R->V + (size_t)pi * c->m, c->m, R->t);
+        const double s = cl_workload(R->V + pi, c->m, R->vshift, R->t);
         double delivered = R->wstart[pi] + R->work_in - c->mu * s;
         storq_record_scalar(rec, id->util, delivered / ((double)c->m * c->mu * R->Tmeas));
     }
@@ -630,9 +694,11 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         }
         if (n == half)
             half_sum = R.acc[0].sum;
+        cl_draw_ahead(&R, total - n > CL_AHEAD ? n + CL_AHEAD + 1 : total);
+        const cl_next *x = &R.ring[n % CL_RING];
         cl_req q;
-        cl_arrive(&R, n, &q);
-        if (cl_place(&R, &q)) {
+        cl_arrive(&R, n, x->k, &q);
+        if (cl_place(&R, &q, x)) {
             rc = STORQ_RUNTIME_FAIL(err, "out of memory (request of %zu blocks)", R.w.cap);
             goto done;
         }

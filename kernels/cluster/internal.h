@@ -18,6 +18,16 @@
 #define CL_NGRID 50      /* points x of the P(D > x) grid */
 #define CL_CLASS_TAB 256 /* sizes k below this find their class in a table */
 #define CL_CCDF_TAB 4096 /* buckets of the P(D > x) counters: 128 octaves */
+#define CL_SMALL_MAX 64  /* entries of the bit-mask path (one block each, drawn ahead) */
+
+/* The busy-until times are stored server-major, policy-minor: server i's record holds the listed
+ * policies' times, padded to a power of two (8, 16 or 32 bytes), so that in an array aligned to a
+ * 64-byte line a record never straddles two lines and a request touches one line per server for
+ * every coupled policy. */
+static inline size_t cl_vstride(int npol)
+{
+    return npol <= 1 ? 1 : npol == 2 ? 2 : 4;
+}
 
 /* Delivery policies, in the order of their names. */
 enum { CL_BR = 0, CL_BS = 1, CL_WF = 2 };

@@ -358,15 +358,15 @@ static int cl_parse_laws(cl_ctx *c, const storq_params *p, storq_error *err)
     return STORQ_OK;
 }
 
-/* The memory of the per-server arrays and the size of the block counts. */
+/* Bytes of a request's scratch arrays per entry (dynamics.c, cl_work: server offset, blocks held,
+ * blocks asked, tie key, busy-until time, candidate, heap slot, random pick). */
+#define CL_SCRATCH_BYTES (8 + 8 + 8 + 8 + 8 + 4 + 4 + 8)
+
+/* The size of the block counts, and the memory of the per-server arrays: one record of
+ * cl_vstride(npol) doubles per server (8, 16 or 32 bytes), and the scratch arrays of a request's
+ * entries, min(alpha, m) of them for the largest alpha drawn (P(k > kbig) < 1e-13). */
 static int cl_check_sizes(cl_ctx *c, const storq_params *p, storq_error *err)
 {
-    size_t bytes = storq_bytes_mul(c->m, 8 * (size_t)c->npol + 40);
-    char what[128];
-    snprintf(what, sizeof what, "--m: %llu servers with %d policies", (unsigned long long)c->m,
-             c->npol);
-    STORQ_TRY(storq_memory_check(bytes, what, "for per-server arrays per replication (and thread)",
-                                 err));
     int64_t kbig = storq_ddist_tail_cut(&c->size, CL_MOMENT_TAIL);
     double abig = (double)cl_alpha(c, kbig);
     double factor = c->coding == CL_CODE_TIMES ? c->factor : 1;
@@ -376,7 +376,14 @@ static int cl_check_sizes(cl_ctx *c, const storq_params *p, storq_error *err)
                           "need about %.3g blocks each; at most 2^40 are supported (the block "
                           "counts and their arrays would overflow)",
                           (long long)kbig, storq_param_string(p, "coding"), abig);
-    return STORQ_OK;
+    const size_t entries = abig < (double)c->m ? (size_t)abig : (size_t)c->m;
+    size_t bytes = storq_bytes_add(storq_bytes_mul(c->m, 8 * cl_vstride(c->npol)),
+                                   storq_bytes_mul(entries, CL_SCRATCH_BYTES));
+    char what[128];
+    snprintf(what, sizeof what, "--m: %llu servers with %d policies", (unsigned long long)c->m,
+             c->npol);
+    return storq_memory_check(bytes, what, "for per-server arrays per replication (and thread)",
+                              err);
 }
 
 /* The size classes and the size law as a mixture; -1 out of memory, 1 no mass. */
