@@ -24,6 +24,10 @@ add_test(NAME build_flags_corpus
                  ${STORQ_PYTHON})
 set_tests_properties(build_flags_corpus PROPERTIES LABELS "corpus" TIMEOUT 400 PROCESSORS 2
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# A rank with no work left waits for the others without spinning: its CPU time stays small.
+add_test(NAME e2e_idle_rank COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_idle_rank.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_idle_rank PROPERTIES LABELS "e2e" TIMEOUT 60 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")
 # A signal stops long replications within a fraction of a second; --resume completes the file.
 add_test(NAME e2e_stop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_stop.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_stop PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL TRUE
