@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "wait.h"
+
 /* MPI_Reduce in place on rank 0, in chunks small enough for an int count. */
 static int reduce_chunks(void *buf, size_t n, MPI_Datatype type, size_t size, MPI_Op op,
                          MPI_Comm comm)
@@ -58,7 +60,11 @@ int storq_reduce_point(storq_point_result *res, MPI_Comm comm, storq_error *err)
 
 int storq_reduce_status(int code, MPI_Comm comm)
 {
+    /* non-blocking, and waited for with naps: the ranks that finished their units wait here for
+     * rank 0's last one (storq_mpi_wait) */
     int worst = code;
-    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Request req;
+    MPI_Iallreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, comm, &req);
+    storq_mpi_wait(&req, MPI_STATUS_IGNORE);
     return worst;
 }

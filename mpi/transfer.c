@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wait.h"
+
 #define TAG_RESULT 7101
 #define HEADER_WORDS 11 /* kind, point, rep, four words per kind, thread, start, end, spare */
 #define TEXT_WORDS ((STORQ_NAME_MAX + 32 + 256 + STORQ_NAME_MAX) / 8) /* an array's strings */
@@ -163,7 +165,7 @@ int storq_outbox_destroy(storq_outbox **o, storq_error *err)
     for (size_t i = 0; i < (*o)->n; i++) {
         int mpi_rc;
 #pragma omp critical(storq_mpi)
-        mpi_rc = MPI_Wait(&(*o)->p[i].req, MPI_STATUS_IGNORE);
+        mpi_rc = storq_mpi_wait(&(*o)->p[i].req, MPI_STATUS_IGNORE); /* rank 0 may be busy */
         if (mpi_rc != MPI_SUCCESS && !rc)
             rc = STORQ_RUNTIME_FAIL(err, "MPI_Wait on a result send failed");
         free((*o)->p[i].buf);

@@ -16,6 +16,22 @@ add_test(NAME e2e_corpus_unchanged
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_corpus_unchanged PROPERTIES LABELS "corpus" TIMEOUT 90
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# The same bits from an -O3 -march=native build (storq only, in build/tests/build_flags), and
+# the user's flags are the ones used. It builds with -j 2: it takes both of CTest's slots.
+add_test(NAME build_flags_corpus
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/build_flags.sh ${CMAKE_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/build_flags ${CMAKE_GENERATOR} ${CMAKE_C_COMPILER}
+                 ${STORQ_PYTHON})
+set_tests_properties(build_flags_corpus PROPERTIES LABELS "corpus" TIMEOUT 400 PROCESSORS 2
+  ENVIRONMENT "${STORQ_MPI_ENV}")
+# A rank with no work left waits for the others without spinning: its CPU time stays small.
+add_test(NAME e2e_idle_rank COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_idle_rank.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_idle_rank PROPERTIES LABELS "e2e" TIMEOUT 60 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")
+# Threads that would share a core (a rank bound to one core) are warned about; one each is silent.
+add_test(NAME e2e_thread_cores COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_thread_cores.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_thread_cores PROPERTIES LABELS "e2e" TIMEOUT 60 RESOURCE_LOCK mpirun
+  ENVIRONMENT "${STORQ_MPI_ENV}")
 # A signal stops long replications within a fraction of a second; --resume completes the file.
 add_test(NAME e2e_stop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_stop.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_stop PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL TRUE

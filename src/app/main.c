@@ -21,6 +21,7 @@
 #include "run_spec.h"
 #include "storq_version.h"
 #include "table.h"
+#include "thread_cores.h"
 #include "views.h"
 
 static const char usage_text[] =
@@ -239,6 +240,8 @@ static int cmd_run(int argc, char **argv)
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");
         omp_set_num_threads(1);
     }
+    if (!rc)
+        storq_warn_shared_cores();
     if (!rc)
         rc = storq_env_check(&err);
     if (!rc)
