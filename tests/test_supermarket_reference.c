@@ -12,7 +12,8 @@
  * kernel's rules for the departure clock (standard exponentials, residual rescaled when the number
  * of busy servers changes) and for the departing server (busy list, or uniform candidates
  * rejected while idle when at least half the servers are busy), written out plainly. The counts
- * reference does the same on the vector N_i, mapping ranks to lengths by a linear scan. */
+ * reference does the same on the vector N_i, mapping ranks to lengths by a linear scan, with the
+ * same departure clock (B = N_1) and the departing rank below(N_1) from the EXTRA stream. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,6 +509,7 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
     storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
     storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+    storq_rng pick = storq_rng_stream(key, STORQ_STREAM_EXTRA);
     long *N = calloc(MAXLEV, sizeof *N);
     integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
     double half_T = 0, half_IQ = 0;
@@ -517,7 +519,11 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
     int inwin = 0;
     long a = 0, total = cf->warmup + cf->arrivals, gj = 0;
     double ta = t + storq_rng_exp(&arr, (double)n * cf->lambda);
-    double td = N[1] > 0 ? t + storq_rng_exp(&serv, sv.mu * (double)N[1]) : INFINITY;
+    /* the departure clock of the servers reference with B = N_1: E (SERVICE) drawn at the start
+     * and at each departure, E / (mu B) after a departure or after the arrival ending an idle
+     * period, the residual scaled by B_before / B when an arrival changes B */
+    double E = storq_rng_exp(&serv, 1.0);
+    double td = N[1] > 0 ? t + E / (sv.mu * (double)N[1]) : INFINITY;
     for (;;) {
         long nlev = 1;
         while (nlev < MAXLEV && N[nlev] > 0)
@@ -545,8 +551,10 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
             tprev = te;
         }
         t = te;
+        long B_before = N[1];
         if (is_dep) {
-            uint64_t rk = storq_rng_below(&serv, (uint64_t)N[1]);
+            E = storq_rng_exp(&serv, 1.0);
+            uint64_t rk = storq_rng_below(&pick, (uint64_t)N[1]);
             N[ref_rank_length(N, rk)]--;
         } else {
             int measured = 0;
@@ -597,7 +605,13 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
                                               : INFINITY;
         }
         r->events++;
-        td = N[1] > 0 ? t + storq_rng_exp(&serv, sv.mu * (double)N[1]) : INFINITY;
+        long B = N[1];
+        if (is_dep || B_before == 0) {
+            td = B > 0 ? t + E / (sv.mu * (double)B) : INFINITY;
+        } else if (B != B_before) {
+            double residual = td - t;
+            td = t + residual * (double)B_before / (double)B;
+        }
     }
     free(N);
     free(g.I1);

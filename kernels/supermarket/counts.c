@@ -2,12 +2,17 @@
  * vector N_i (queues with >= i tasks) is a Markov chain on its own; memory O(levels), any n.
  *
  * A sampled rank r names the server at position r when servers are sorted by decreasing queue
- * length, so its length is the number of i >= 1 with r < N_i (a binary search over the levels).
- * Arrivals: L ranks (without replacement: storq_rng_sample_distinct; with: below(n)), the k
- * shortest chosen as in the servers engine, each chosen server's length + 1 (a server chosen twice
- * under sampling with replacement gets +1 then +1). Departures: after every event the next
- * departure time is drawn as t + Exp(mu N_1), and the departing server is rank below(N_1) (SERVICE
- * stream). */
+ * length, so its length is the number of i >= 1 with r < N_i (a branch-free binary search over
+ * the levels: O(log levels)). Arrivals: L ranks (without replacement: the toolkit's distinct
+ * sample; with: below(n)), the k shortest chosen as in the servers engine, each chosen server's
+ * length + 1 (a server chosen twice under sampling with replacement gets +1 then +1).
+ * Departures: the departure clock of the servers engine with B = N_1 busy servers -- standard
+ * exponentials E (SERVICE stream), one at the start and one at each departure; the next departure
+ * comes E / (mu B) after a departure (or after the arrival that ends an idle period), and an
+ * arrival that changes B to B' scales the residual time by B / B' (memorylessness) -- so there is
+ * no redraw per event; the departing server is rank below(N_1) (EXTRA stream). Exponentials are
+ * drawn in batches (same values, same order). O(L log levels) per arrival, O(log levels) per
+ * departure. */
 #include "internal.h"
 #include "stop.h"
 
@@ -15,18 +20,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the server at rank r: the largest i with N_i > r (N_0 = n > r). */
-static inline uint64_t rank_length(const smk_occ *o, uint64_t r)
+#define XBATCH 64 /* exponential variates drawn at a time */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The length of the server at rank r: the largest i < depth with N_i > r (N_0 = n > r). The
+ * levels are non-increasing, so halving the range without a branch finds it in log2(depth)
+ * steps whatever the data. */
+static ALWAYS_INLINE uint64_t rank_length(const smk_occ *o, uint64_t r)
 {
-    size_t lo = 0, hi = o->depth;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (o->N[mid] > r)
-            lo = mid;
-        else
-            hi = mid;
+    const uint64_t *N = o->N;
+    size_t base = 0, len = o->depth;
+    while (len > 1) {
+        size_t half = len / 2;
+        base = N[base + half] > r ? base + half : base;
+        len -= half;
     }
-    return lo;
+    return base;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -35,50 +45,126 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
-                   smk_mem_stats *mem, storq_error *err)
+/* A batch of XBATCH exponentials of the given rate, in stream order. */
+static void exp_batch(storq_rng *rng, double rate, double *x)
 {
-    unsigned L = c->L, k = c->k;
+    for (unsigned i = 0; i < XBATCH; i++)
+        x[i] = storq_rng_exp(rng, rate);
+}
+
+typedef struct cstate {
+    const smk_ctx *c;
     smk_occ o;
-    uint64_t *buf = malloc(sizeof *buf * 4 * L);
-    unsigned *chosen = malloc(sizeof *chosen * k);
-    if (!buf || !chosen || storq_smk_occ_init(&o, c->n, c->levels + 1)) {
-        free(buf);
-        free(chosen);
-        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    storq_rng arr, rout, serv, pick;
+    double xa[XBATCH], xs[XBATCH];
+    unsigned xai, xsi;
+    uint64_t *samp, *lens, *scratch, *dup;
+    unsigned *chosen;
+    storq_hist aql;
+    storq_record *rec;
+    uint64_t events;
+    double T;
+} cstate;
+
+static ALWAYS_INLINE double next_arrival_gap(cstate *s, double arate)
+{
+    if (UNLIKELY(s->xai == XBATCH)) {
+        exp_batch(&s->arr, arate, s->xa);
+        s->xai = 0;
     }
-    uint64_t *samp = buf, *lens = buf + L, *scratch = buf + 2 * L, *dup = buf + 3 * L;
+    return s->xa[s->xai++];
+}
 
-    storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
-    storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
-    storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
-    const int steady = c->mode == SMK_MODE_STEADY;
-    storq_hist aql = {0};
-    if (steady)
-        aql = storq_record_hist(rec, c->id_aql);
+static ALWAYS_INLINE double next_service_exp(cstate *s)
+{
+    if (UNLIKELY(s->xsi == XBATCH)) {
+        exp_batch(&s->serv, 1.0, s->xs);
+        s->xsi = 0;
+    }
+    return s->xs[s->xsi++];
+}
 
-    if (!steady && c->start_depth > 0) {
-        if (storq_smk_occ_grow(&o, c->start_depth + 1))
-            goto oom;
-        for (size_t j = 1; j <= c->start_depth; j++) {
-            o.N[j] = c->start_N[j];
-            o.Q += c->start_N[j];
+/* One arrival at time t: the L ranks, the k shortest, their lengths + 1. steady, k1 and l2 (L = 2
+ * without replacement) are constants in the specialised loops. */
+static ALWAYS_INLINE int arrive(cstate *s, double t, int measured, storq_hist *aql,
+                                const int k1, const int l2)
+{
+    const smk_ctx *c = s->c;
+    smk_occ *o = &s->o;
+    unsigned L = l2 ? 2 : c->L, k = k1 ? 1 : c->k;
+    uint64_t *samp = s->samp, *lens = s->lens;
+    if (l2)
+        storq_rng_sample_distinct_fast(&s->rout, c->n, 2, samp);
+    else if (c->with_replacement)
+        for (unsigned j = 0; j < L; j++)
+            samp[j] = storq_rng_below(&s->rout, c->n);
+    else
+        storq_rng_sample_distinct_fast(&s->rout, c->n, L, samp);
+    if (k1) {
+        /* the k = 1 case of storq_smk_select_k: the first entry of least length */
+        uint64_t best = rank_length(o, samp[0]);
+        for (unsigned j = 1; j < L; j++) {
+            uint64_t l = rank_length(o, samp[j]);
+            best = l < best ? l : best;
         }
-        o.depth = c->start_depth + 1;
+        if (measured)
+            storq_hist_add(aql, (double)best);
+        return smk_occ_up(o, (size_t)best + 1, t);
     }
+    for (unsigned j = 0; j < L; j++)
+        lens[j] = rank_length(o, samp[j]);
+    storq_smk_select_k(lens, L, k, s->scratch, s->chosen);
+    /* dup[e]: earlier chosen entries naming the same rank (with replacement only) */
+    uint64_t *dup = s->dup, *scratch = s->scratch;
+    memset(dup, 0, sizeof *dup * k);
+    if (c->with_replacement) {
+        for (unsigned e = 0; e < k; e++)
+            scratch[e] = (samp[s->chosen[e]] << 11) | e;
+        qsort(scratch, k, sizeof *scratch, cmp_u64);
+        for (unsigned e = 1; e < k; e++)
+            if ((scratch[e] >> 11) == (scratch[e - 1] >> 11))
+                dup[scratch[e] & 0x7ff] = dup[scratch[e - 1] & 0x7ff] + 1;
+    }
+    for (unsigned e = 0; e < k; e++) {
+        uint64_t l = lens[s->chosen[e]] + dup[e];
+        if (measured)
+            storq_hist_add(aql, (double)l);
+        if (smk_occ_up(o, (size_t)l + 1, t))
+            return -1;
+    }
+    return 0;
+}
 
-    const double arate = (double)c->n * c->lambda;
-    const uint64_t total = c->warmup + c->arrivals;
-    const uint64_t half = smk_half_arrival(c->warmup, c->arrivals);
-    uint64_t a = 0, events = 0;
+/* The event loop. Returns 0, 1 when a stop was asked, -1 out of memory. */
+static ALWAYS_INLINE int run_loop(cstate *s, const int steady, const int k1, const int l2)
+{
+    const smk_ctx *c = s->c;
+    smk_occ *o = &s->o;
+    const double arate = (double)c->n * c->lambda, mu = c->mu;
+    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
+    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
+    uint64_t a = 0, events = 0, mark = warmup;
     size_t gj = 0;
-    double t = 0.0, T = 0.0;
-    double ta = t + storq_rng_exp(&arr, arate);
-    double td = o.depth > 1 ? t + storq_rng_exp(&serv, c->mu * (double)o.N[1]) : INFINITY;
+    int measured = 0;
+    double t = 0.0;
+    s->xai = s->xsi = XBATCH;
+    double ta = t + next_arrival_gap(s, arate);
+    double E = next_service_exp(s), td = INFINITY, Eidle = 0.0;
+    if (o->N[1] > 0)
+        td = t + E / (mu * (double)o->N[1]);
+    else
+        Eidle = E;
+    /* the arrival-queue-length histogram with its sum, min and max in locals (registers) */
+    storq_hist aql = s->aql;
+    double aql_sum = 0, aql_min = 0, aql_max = 0;
+    if (steady) {
+        aql_sum = *aql.sum, aql_min = *aql.min, aql_max = *aql.max;
+        aql.sum = &aql_sum, aql.min = &aql_min, aql.max = &aql_max;
+    }
 
     for (;;) {
         if (storq_stop_due(events))
-            goto stopped;
+            return 1;
         int is_dep = td < ta;
         double te = is_dep ? td : ta;
         if (steady) {
@@ -86,81 +172,139 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
                 break;
         } else {
             while (gj <= c->grid && smk_grid_time(c, gj) < te)
-                storq_smk_record_grid(c, &o, rec, gj++);
+                storq_smk_record_grid(c, o, s->rec, gj++);
             if (gj > c->grid)
                 break;
         }
         t = te;
+        uint64_t Bold = o->N[1];
         if (is_dep) {
-            uint64_t r = storq_rng_below(&serv, o.N[1]);
-            smk_occ_down(&o, rank_length(&o, r), t);
-        } else {
-            int measured = 0;
-            if (steady) {
-                if (a == c->warmup)
-                    storq_smk_occ_begin(&o, t);
-                if (a == half)
-                    storq_smk_occ_half(&o, t);
-                if (a == total - 1) {
-                    storq_smk_occ_end(&o, t);
-                    T = t - o.t0;
-                }
-                measured = a >= c->warmup;
-            }
-            if (c->with_replacement) {
-                for (unsigned j = 0; j < L; j++)
-                    samp[j] = storq_rng_below(&rout, c->n);
+            /* the next departure time for both outcomes (B unchanged, or one less when the rank
+             * is that of a queue of one task, r >= N_2), off the path to the next event */
+            E = next_service_exp(s);
+            double td_same = t + E / (mu * (double)Bold);
+            double td_less = t + E / (mu * (double)(Bold - 1)); /* unused if Bold = 1 */
+            uint64_t r = storq_rng_below(&s->pick, Bold);
+            int less = r >= o->N[2];
+            smk_occ_down(o, rank_length(o, r), t);
+            if (UNLIKELY(Bold == 1 && less)) {
+                td = INFINITY;
+                Eidle = E;
             } else {
-                storq_rng_sample_distinct(&rout, c->n, L, samp);
+                td = less ? td_less : td_same;
             }
-            for (unsigned j = 0; j < L; j++)
-                lens[j] = rank_length(&o, samp[j]);
-            storq_smk_select_k(lens, L, k, scratch, chosen);
-            /* dup[e]: earlier chosen entries naming the same rank (with replacement only) */
-            memset(dup, 0, sizeof *dup * k);
-            if (c->with_replacement && k > 1) {
-                for (unsigned e = 0; e < k; e++)
-                    scratch[e] = (samp[chosen[e]] << 11) | e;
-                qsort(scratch, k, sizeof *scratch, cmp_u64);
-                for (unsigned e = 1; e < k; e++)
-                    if ((scratch[e] >> 11) == (scratch[e - 1] >> 11))
-                        dup[scratch[e] & 0x7ff] = dup[scratch[e - 1] & 0x7ff] + 1;
+        } else {
+            if (steady && UNLIKELY(a == mark)) {
+                if (a == warmup) {
+                    storq_smk_occ_begin(o, t);
+                    measured = 1;
+                }
+                if (a == half)
+                    storq_smk_occ_half(o, t);
+                if (a == total - 1) {
+                    storq_smk_occ_end(o, t);
+                    s->T = t - o->t0;
+                }
+                mark = a < half && half < total - 1 ? half
+                       : a < total - 1             ? total - 1
+                                                   : UINT64_MAX;
             }
-            for (unsigned e = 0; e < k; e++) {
-                uint64_t l = lens[chosen[e]] + dup[e];
-                if (measured)
-                    storq_hist_add(&aql, (double)l);
-                if (smk_occ_up(&o, (size_t)l + 1, t))
-                    goto oom;
-            }
+            /* k = 1: B grows by one at most; the scaled residual computed ahead */
+            double td_more = k1 ? t + (td - t) * (double)Bold / (double)(Bold + 1) : 0.0;
+            if (arrive(s, t, measured, &aql, k1, l2))
+                return -1;
             a++;
-            ta = (!steady || a < total) ? t + storq_rng_exp(&arr, arate) : INFINITY;
+            ta = (!steady || a < total) ? t + next_arrival_gap(s, arate) : INFINITY;
+            uint64_t B = o->N[1];
+            if (UNLIKELY(Bold == 0))
+                td = t + Eidle / (mu * (double)B);
+            else if (k1) /* the residual time scaled by Bold / B when B changed */
+                td = B != Bold ? td_more : td;
+            else if (B != Bold)
+                td = t + (td - t) * (double)Bold / (double)B;
         }
         events++;
-        td = o.depth > 1 ? t + storq_rng_exp(&serv, c->mu * (double)o.N[1]) : INFINITY;
     }
-
     if (steady)
-        storq_smk_record_steady(c, &o, T, rec);
-    rec->events = events;
-    if (mem) {
-        memset(mem, 0, sizeof *mem);
-        mem->bytes_levels = o.cap * (sizeof *o.N + 4 * sizeof(double));
+        *s->aql.sum = aql_sum, *s->aql.min = aql_min, *s->aql.max = aql_max;
+    s->events = events;
+    return 0;
+}
+
+static int loop_steady_k1_l2(cstate *s)
+{
+    return run_loop(s, 1, 1, 1);
+}
+
+static int loop_steady_k1(cstate *s)
+{
+    return run_loop(s, 1, 1, 0);
+}
+
+static int loop_generic(cstate *s)
+{
+    return run_loop(s, s->c->mode == SMK_MODE_STEADY, s->c->k == 1, 0);
+}
+
+int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
+                   smk_mem_stats *mem, storq_error *err)
+{
+    unsigned L = c->L, k = c->k;
+    cstate s;
+    memset(&s, 0, sizeof s);
+    s.c = c;
+    s.rec = rec;
+    uint64_t *buf = malloc(sizeof *buf * 4 * L);
+    s.chosen = malloc(sizeof *s.chosen * k);
+    if (!buf || !s.chosen || storq_smk_occ_init(&s.o, c->n, c->levels + 1)) {
+        free(buf);
+        free(s.chosen);
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    s.samp = buf, s.lens = buf + L, s.scratch = buf + 2 * L, s.dup = buf + 3 * L;
+    s.arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
+    s.rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
+    s.serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
+    s.pick = storq_rng_stream(key, STORQ_STREAM_EXTRA);
+    const int steady = c->mode == SMK_MODE_STEADY;
+    if (steady)
+        s.aql = storq_record_hist(rec, c->id_aql);
+
+    int rc = 0;
+    if (!steady && c->start_depth > 0) {
+        if (storq_smk_occ_grow(&s.o, c->start_depth + 1)) {
+            rc = -1;
+        } else {
+            for (size_t j = 1; j <= c->start_depth; j++) {
+                s.o.N[j] = c->start_N[j];
+                s.o.Q += c->start_N[j];
+            }
+            s.o.depth = c->start_depth + 1;
+        }
+    }
+    if (rc == 0) {
+        if (steady && k == 1 && L == 2 && !c->with_replacement && c->n >= 4)
+            rc = loop_steady_k1_l2(&s);
+        else if (steady && k == 1)
+            rc = loop_steady_k1(&s);
+        else
+            rc = loop_generic(&s);
+    }
+    if (rc == 0) {
+        if (steady)
+            storq_smk_record_steady(c, &s.o, s.T, rec);
+        rec->events = s.events;
+        if (mem) {
+            memset(mem, 0, sizeof *mem);
+            mem->bytes_levels = s.o.cap * (sizeof *s.o.N + 4 * sizeof(double));
+        }
     }
     free(buf);
-    free(chosen);
-    storq_smk_occ_free(&o);
+    free(s.chosen);
+    storq_smk_occ_free(&s.o);
+    if (rc > 0)
+        return storq_stopped(err);
+    if (rc < 0)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
     return STORQ_OK;
-
-stopped:
-    free(buf);
-    free(chosen);
-    storq_smk_occ_free(&o);
-    return storq_stopped(err);
-
-oom:
-    free(buf);
-    free(chosen);
-    storq_smk_occ_free(&o);
-    return STORQ_RUNTIME_FAIL(err, "out of memory");
 }

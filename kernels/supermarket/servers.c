@@ -33,6 +33,7 @@
 #include <string.h>
 
 #define AHEAD 4 /* arrivals whose servers are drawn (and prefetched) ahead */
+enum { SMK_L2_WITHOUT = 1, SMK_L2_WITH = 2 }; /* the L = 2 instances of the event loop */
 #define RING 8  /* samples kept: a power of two above AHEAD */
 
 _Static_assert(AHEAD < RING && (RING & (RING - 1)) == 0, "the sample ring");
@@ -263,7 +264,10 @@ static ALWAYS_INLINE void draw_sample(const sim *m, storq_rng *rout, uint64_t *s
 {
     const smk_ctx *c = m->c;
     unsigned L = l2 ? 2 : c->L;
-    if (l2) {
+    if (l2 == SMK_L2_WITH) {
+        samp[0] = storq_rng_below(rout, m->n);
+        samp[1] = storq_rng_below(rout, m->n);
+    } else if (l2) {
         storq_rng_sample_distinct_fast(rout, m->n, 2, samp);
     } else if (c->with_replacement) {
         for (unsigned j = 0; j < L; j++)
@@ -313,7 +317,7 @@ static ALWAYS_INLINE double next_service_exp(sim *m)
 }
 
 /* ex: exponential service; tr: steady mode (FIFOs tracked); k1: k = 1; l2: L = 2 sampled without
- * replacement, n >= 4. Constants in the specialised instances below, the actual values in the
+ * replacement with n >= 4 (SMK_L2_WITHOUT), or with replacement (SMK_L2_WITH), else 0. Constants in the specialised instances below, the actual values in the
  * generic one. */
 static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr, const int k1,
                                   const int l2)
@@ -446,7 +450,12 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
 
 static int loop_exp_steady_k1_l2(sim *m, loopio *io)
 {
-    return run_loop(m, io, 1, 1, 1, 1);
+    return run_loop(m, io, 1, 1, 1, SMK_L2_WITHOUT);
+}
+
+static int loop_exp_steady_k1_l2_with(sim *m, loopio *io)
+{
+    return run_loop(m, io, 1, 1, 1, SMK_L2_WITH);
 }
 
 static int loop_exp_steady_k1(sim *m, loopio *io)
@@ -562,6 +571,8 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
     int rc;
     if (c->service_exp && m.track && c->k == 1 && c->L == 2 && !c->with_replacement && n >= 4)
         rc = loop_exp_steady_k1_l2(&m, &io);
+    else if (c->service_exp && m.track && c->k == 1 && c->L == 2 && c->with_replacement)
+        rc = loop_exp_steady_k1_l2_with(&m, &io);
     else if (c->service_exp && m.track && c->k == 1)
         rc = loop_exp_steady_k1(&m, &io);
     else if (c->service_exp && m.track)
