@@ -103,9 +103,50 @@ def test_cluster_shapes(manifest):
     assert c["BR_ccdf_excess_max"] <= 3 * c["BR_ccdf_excess_ci95"] + 0.002
 
 
-def test_proxy_and_threads_shapes(manifest):
+def test_proxy_read_write(manifest):
+    """Figs. 10-11 (two classes, read and write): what holds in the exact model."""
     d = fig(manifest, "proxy-fig11")["data"]
-    np.testing.assert_allclose(np.sum(d["shares"], axis=1), 1)
+    bars = ("bafec_read", "bafec_write", "greedy_read", "greedy_write")
+    n = np.array(d["n"])
+    assert list(n) == [3, 4, 5, 6]
+    for b in bars:
+        sh = np.array(d[b]["shares"])
+        assert sh.shape == (len(d["load"]), 4) and np.all(sh >= 0)
+        np.testing.assert_allclose(sh.sum(axis=1), 1)
+        np.testing.assert_allclose(sh @ n, d[b]["mean_n"])
+        assert sh[0, -1] > 0.9  # the lightest load: nearly all (6,3)
+        assert sh[-1, 0] > sh[0, 0]  # more (3,3) at the heaviest load
+    # Greedy decides from the idle threads a Poisson arrival finds, whatever its class: equal
+    # compositions (the paper's explanation); MBAFEC's read thresholds lie above the write ones,
+    # and the backlog at admission does not depend on the class, so reads get the longer codes.
+    np.testing.assert_allclose(d["greedy_read"]["shares"], d["greedy_write"]["shares"], atol=0.05)
+    assert np.all(np.array(d["read_threshold"]) >= np.array(d["write_threshold"]))
+    gap = np.array(d["bafec_mean_n_read_minus_write"])
+    assert np.all(gap >= -3 * np.array(d["bafec_mean_n_read_minus_write_ci95"]))
+    mid = [i for i, q in enumerate(d["load"]) if 0.5 <= q <= 0.9]
+    assert mid and np.all(gap[mid] > 0.25)  # differ by far more than Greedy's classes may
+
+    f10 = fig(manifest, "proxy-fig10")["data"]
+    assert set(f10) == {"read heavy", "balanced", "write heavy"}
+    for s in f10.values():
+        assert s["full_capacity"] == pytest.approx(s["stored_full_capacity"], rel=1e-9)
+        np.testing.assert_allclose(np.array(s["lambda"]) / s["full_capacity"], s["load"])
+        avg = s["average_mean_delay"]
+        # the lightest load: no backlog, MBAFEC serves nearly everything with (6,3): the best
+        # fixed pair is (6,6) and MBAFEC matches it
+        assert avg["best_pair"][0] == "6/6"
+        assert avg["bafec"]["value"][0] <= 1.01 * avg["best"][0] + 3 * avg["bafec"]["diff_ci95"][0]
+        for c in ("read", "write"):
+            for stat in ("mean_delay", "delay_p999"):
+                for p in ("bafec", "greedy"):
+                    r = np.array(s[f"{c}_{stat}"][p]["ratio"])
+                    assert np.all(np.isfinite(r) & (r > 0.5))
+        # MBAFEC's average never above Greedy's by more than noise where queueing is light
+        g = np.array(avg["greedy"]["value"]) - np.array(avg["bafec"]["value"])
+        assert g[0] >= -3 * (avg["greedy"]["diff_ci95"][0] + avg["bafec"]["diff_ci95"][0])
+
+
+def test_proxy_and_threads_shapes(manifest):
     f5 = fig(manifest, "proxy-fig5")["data"]
     for code in ("fixed3", "fixed6"):
         assert f5[code]["mean"][-1] > f5[code]["mean"][0]
