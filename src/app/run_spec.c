@@ -399,7 +399,7 @@ static int parse_bool(const char *what, const char *text, int *out, storq_error 
 
 static int set_replications(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
 {
-    unsigned long long v;
+    unsigned long long v = 0; /* set by parse_count on success; GCC cannot see it */
     STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
     spec->replications = (size_t)v;
     return STORQ_OK;
@@ -407,7 +407,7 @@ static int set_replications(storq_run_spec *spec, const char *what, const char *
 
 static int set_seed(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
 {
-    unsigned long long v;
+    unsigned long long v = 0; /* set by parse_count on success; GCC cannot see it */
     STORQ_TRY(parse_count(what, text, 0, UINT64_MAX, &v, err));
     spec->seed = v;
     return STORQ_OK;
@@ -484,7 +484,7 @@ static int set_precision(storq_run_spec *spec, const char *what, const char *tex
 static int set_max_replications(storq_run_spec *spec, const char *what, const char *text,
                                 storq_error *err)
 {
-    unsigned long long v;
+    unsigned long long v = 0; /* set by parse_count on success; GCC cannot see it */
     STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
     spec->max_replications = (size_t)v;
     return set_where(&spec->max_replications_where, what, err);
