@@ -90,6 +90,7 @@ MODELS = {
         "mu": reals(0.1, 10), "service": choice(["exp", "det", "pareto:2.5", "shexp:0.2"]),
         "correlation": reals(0.0, 1.0), "assign": choice(["uniform", "lwl", "pod:2", "pod:3"]),
         "load": choice(["jobs", "work"]), "warmup": ints(0, 10**6), "arrivals": ints(2, 10**7),
+        "group_vectors": choice(["auto", "full", "summary", "both"]),
     },
 }
 
