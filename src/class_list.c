@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "number.h"
+#include "params.h"
 
 /* A letter, then letters, digits or '_'; at most STORQ_CLASS_NAME_MAX. */
 static int valid_name(const char *s)
@@ -79,11 +80,7 @@ int storq_class_list_parse(const char *spec, const storq_class_form *form, char 
     double sum = 0.0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, ";|", &save); tok; tok = strtok_r(NULL, ";|", &save)) {
-        while (isspace((unsigned char)*tok))
-            tok++;
-        size_t len = strlen(tok);
-        while (len && isspace((unsigned char)tok[len - 1]))
-            tok[--len] = 0;
+        tok = storq_trim(tok);
         if (!*tok)
             continue;
         if (*n == max)

@@ -76,6 +76,10 @@ void storq_params_free(storq_params *p);
 int storq_check_time_resolution(const char *what, double clock_max, double shortest,
                                 storq_error *err);
 
+/* Blanks (isspace) cut off both ends of s, in place; returns the first kept character. For the
+ * tokens of the parameters' list strings (classes, coupled policies). */
+char *storq_trim(char *s);
+
 /* Print a warning for the user (once, from the process that talks to the user). */
 void storq_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Where warnings go: main() silences all ranks but 0. */

@@ -6,7 +6,6 @@
  * nmax <= L when blocking, shares, stability against the capacity estimate), the Delta + Exp fit
  * of each class's law, the observables, the cost and the ops table. The simulation is in
  * dynamics.c, the approximations in theory.c; internal.h holds what they share. */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -244,11 +243,7 @@ static int px_parse_code(px_ctx *x, const char *spec, storq_error *err)
     x->npol = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
-        while (isspace((unsigned char)*tok))
-            tok++;
-        size_t l = strlen(tok);
-        while (l && isspace((unsigned char)tok[l - 1]))
-            tok[--l] = 0;
+        tok = storq_trim(tok);
         if (x->npol == PX_MAX_POLICIES)
             return storq_fail(err, STORQ_ERR_USAGE, "--code: more than %d policies",
                               PX_MAX_POLICIES);

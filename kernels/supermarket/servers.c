@@ -317,8 +317,8 @@ static ALWAYS_INLINE double next_service_exp(sim *m)
 }
 
 /* ex: exponential service; tr: steady mode (FIFOs tracked); k1: k = 1; l2: L = 2 sampled without
- * replacement with n >= 4 (SMK_L2_WITHOUT), or with replacement (SMK_L2_WITH), else 0. Constants in the specialised instances below, the actual values in the
- * generic one. */
+ * replacement with n >= 4 (SMK_L2_WITHOUT), or with replacement (SMK_L2_WITH), else 0. Constants
+ * in the specialised instances below, the actual values in the generic one. */
 static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr, const int k1,
                                   const int l2)
 {

@@ -5,7 +5,6 @@
  * The parameter table, the parsing of --classes and --policy, the load (rho -> lambda), the
  * throughput check of every listed policy, the observables, the cost and the ops table. The
  * simulation is in dynamics.c, the load, capacity and gap terms in theory.c. */
-#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,11 +133,7 @@ static int th_parse_policy(th_ctx *x, const char *spec, const char *pre, storq_e
     x->npol = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
-        while (isspace((unsigned char)*tok))
-            tok++;
-        size_t l = strlen(tok);
-        while (l && isspace((unsigned char)tok[l - 1]))
-            tok[--l] = 0;
+        tok = storq_trim(tok);
         if (x->npol == TH_MAX_POLICIES)
             return storq_fail(err, STORQ_ERR_USAGE, "--policy: more than %d policies",
                               TH_MAX_POLICIES);
