@@ -12,8 +12,10 @@
  * kernel's rules for the departure clock (standard exponentials, residual rescaled when the number
  * of busy servers changes) and for the departing server (busy list, or uniform candidates
  * rejected while idle when at least half the servers are busy), written out plainly. The counts
- * reference does the same on the vector N_i, mapping ranks to lengths by a linear scan, with the
- * same departure clock (B = N_1) and the departing rank below(N_1) from the EXTRA stream. */
+ * reference does the same on the vector N_i, mapping ranks to lengths by a linear scan: in
+ * transient mode with the same departure clock (B = N_1) and the departing rank below(N_1) from
+ * the EXTRA stream, in steady mode as the kernel's uniformized chain (step j at time
+ * j / (n (lambda + mu)), an arrival or a potential departure at a uniform rank). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -500,10 +502,42 @@ static long ref_rank_length(const long *N, uint64_t r)
     return j;
 }
 
-static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
+/* One arrival on the counts: L ranks (ROUTING), their lengths, the k shortest by the stable
+ * sort, each chosen length plus the earlier chosen entries naming the same rank. */
+static void ref_counts_arrival(const config *cf, storq_rng *rout, long *N, int measured,
+                               result *r)
+{
+    int L = cf->L, k = cf->k;
+    uint64_t samp[2048];
+    long lens[2048];
+    int chosen[2048];
+    if (cf->with) {
+        for (int j = 0; j < L; j++)
+            samp[j] = storq_rng_below(rout, (uint64_t)cf->n);
+    } else {
+        storq_rng_sample_distinct(rout, (uint64_t)cf->n, (unsigned)L, samp);
+    }
+    for (int j = 0; j < L; j++)
+        lens[j] = ref_rank_length(N, samp[j]);
+    ref_choose(lens, L, k, chosen);
+    long newlen[2048];
+    for (int e = 0; e < k; e++) {
+        long extra = 0;
+        for (int f = 0; f < e; f++)
+            if (samp[chosen[f]] == samp[chosen[e]])
+                extra++;
+        newlen[e] = lens[chosen[e]] + extra;
+        if (measured)
+            push(&r->aql, &r->naql, &r->capaql, (double)newlen[e]);
+    }
+    for (int e = 0; e < k; e++)
+        N[newlen[e] + 1]++;
+}
+
+/* Transient mode: the clock. */
+static void ref_counts_clock(const config *cf, const storq_stream_key *key, result *r)
 {
     long n = cf->n;
-    int L = cf->L, k = cf->k;
     service sv;
     service_init(cf, &sv);
     storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
@@ -511,13 +545,10 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
     storq_rng serv = storq_rng_stream(key, STORQ_STREAM_SERVICE);
     storq_rng pick = storq_rng_stream(key, STORQ_STREAM_EXTRA);
     long *N = calloc(MAXLEV, sizeof *N);
-    integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
-    double half_T = 0, half_IQ = 0;
     start_counts(cf, N, MAXLEV);
 
-    double t = 0.0, tprev = 0.0, wstart = 0.0, T = 0.0;
-    int inwin = 0;
-    long a = 0, total = cf->warmup + cf->arrivals, gj = 0;
+    double t = 0.0;
+    long gj = 0;
     double ta = t + storq_rng_exp(&arr, (double)n * cf->lambda);
     /* the departure clock of the servers reference with B = N_1: E (SERVICE) drawn at the start
      * and at each departure, E / (mu B) after a departure or after the arrival ending an idle
@@ -530,26 +561,17 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
             nlev++;
         int is_dep = td < ta;
         double te = is_dep ? td : ta;
-        if (!cf->transient) {
-            if (a == total)
-                break;
-        } else {
-            while (gj <= cf->grid && (double)gj * cf->horizon / (double)cf->grid < te) {
-                double qq = 0;
-                for (long i = 0; i < r->levels; i++)
-                    r->ut[gj * r->levels + i] = (i < nlev ? (double)N[i] : 0.0) / (double)n;
-                for (long i = 1; i < nlev; i++)
-                    qq += (double)N[i];
-                r->mqlt[gj] = qq / (double)n;
-                gj++;
-            }
-            if (gj > cf->grid)
-                break;
+        while (gj <= cf->grid && (double)gj * cf->horizon / (double)cf->grid < te) {
+            double qq = 0;
+            for (long i = 0; i < r->levels; i++)
+                r->ut[gj * r->levels + i] = (i < nlev ? (double)N[i] : 0.0) / (double)n;
+            for (long i = 1; i < nlev; i++)
+                qq += (double)N[i];
+            r->mqlt[gj] = qq / (double)n;
+            gj++;
         }
-        if (inwin) {
-            integ_add(&g, N, nlev, te - tprev);
-            tprev = te;
-        }
+        if (gj > cf->grid)
+            break;
         t = te;
         long B_before = N[1];
         if (is_dep) {
@@ -557,52 +579,8 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
             uint64_t rk = storq_rng_below(&pick, (uint64_t)N[1]);
             N[ref_rank_length(N, rk)]--;
         } else {
-            int measured = 0;
-            if (!cf->transient) {
-                if (a == cf->warmup) {
-                    inwin = 1;
-                    wstart = t;
-                    tprev = t;
-                }
-                if (a == half_arrival(cf)) {
-                    half_T = t - wstart;
-                    half_IQ = g.IQ;
-                }
-                if (a == total - 1) {
-                    inwin = 0;
-                    T = t - wstart;
-                    integ_results(&g, N, nlev, T, n, r);
-                    integ_halves(half_T, half_IQ, g.IQ, T, n, r);
-                }
-                measured = a >= cf->warmup;
-            }
-            uint64_t samp[2048];
-            long lens[2048];
-            int chosen[2048];
-            if (cf->with) {
-                for (int j = 0; j < L; j++)
-                    samp[j] = storq_rng_below(&rout, (uint64_t)n);
-            } else {
-                storq_rng_sample_distinct(&rout, (uint64_t)n, (unsigned)L, samp);
-            }
-            for (int j = 0; j < L; j++)
-                lens[j] = ref_rank_length(N, samp[j]);
-            ref_choose(lens, L, k, chosen);
-            long newlen[2048];
-            for (int e = 0; e < k; e++) {
-                long extra = 0;
-                for (int f = 0; f < e; f++)
-                    if (samp[chosen[f]] == samp[chosen[e]])
-                        extra++;
-                newlen[e] = lens[chosen[e]] + extra;
-                if (measured)
-                    push(&r->aql, &r->naql, &r->capaql, (double)newlen[e]);
-            }
-            for (int e = 0; e < k; e++)
-                N[newlen[e] + 1]++;
-            a++;
-            ta = (cf->transient || a < total) ? t + storq_rng_exp(&arr, (double)n * cf->lambda)
-                                              : INFINITY;
+            ref_counts_arrival(cf, &rout, N, 0, r);
+            ta = t + storq_rng_exp(&arr, (double)n * cf->lambda);
         }
         r->events++;
         long B = N[1];
@@ -614,9 +592,79 @@ static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
         }
     }
     free(N);
+    storq_dist_free(&sv.d);
+}
+
+/* Steady mode: the uniformized chain. Step j comes at time j / (n (lambda + mu)); it is an
+ * arrival when a uniform (ARRIVALS) is below lambda / (lambda + mu), else a departure at the
+ * server of rank below(n) (EXTRA) if that server is busy, else nothing (not an event). */
+static void ref_counts_steady(const config *cf, const storq_stream_key *key, result *r)
+{
+    long n = cf->n;
+    service sv;
+    service_init(cf, &sv);
+    storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
+    storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
+    storq_rng pick = storq_rng_stream(key, STORQ_STREAM_EXTRA);
+    long *N = calloc(MAXLEV, sizeof *N);
+    integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
+    double half_T = 0, half_IQ = 0;
+    start_counts(cf, N, MAXLEV);
+    const double p = cf->lambda / (cf->lambda + sv.mu);
+    const double step_time = 1.0 / ((double)n * (cf->lambda + sv.mu));
+
+    double tprev = 0.0, wstart = 0.0, T = 0.0;
+    int inwin = 0;
+    long a = 0, total = cf->warmup + cf->arrivals;
+    for (long step = 1;; step++) {
+        long nlev = 1;
+        while (nlev < MAXLEV && N[nlev] > 0)
+            nlev++;
+        double t = (double)step * step_time;
+        if (inwin) {
+            integ_add(&g, N, nlev, t - tprev);
+            tprev = t;
+        }
+        if (storq_rng_uniform(&arr) < p) {
+            if (a == cf->warmup) {
+                inwin = 1;
+                wstart = t;
+                tprev = t;
+            }
+            if (a == half_arrival(cf)) {
+                half_T = t - wstart;
+                half_IQ = g.IQ;
+            }
+            if (a == total - 1) {
+                inwin = 0;
+                T = t - wstart;
+                integ_results(&g, N, nlev, T, n, r);
+                integ_halves(half_T, half_IQ, g.IQ, T, n, r);
+            }
+            ref_counts_arrival(cf, &rout, N, a >= cf->warmup, r);
+            r->events++;
+            if (++a == total)
+                break;
+        } else {
+            long len = ref_rank_length(N, storq_rng_below(&pick, (uint64_t)n));
+            if (len > 0) {
+                N[len]--;
+                r->events++;
+            }
+        }
+    }
+    free(N);
     free(g.I1);
     free(g.I2);
     storq_dist_free(&sv.d);
+}
+
+static void ref_counts(const config *cf, const storq_stream_key *key, result *r)
+{
+    if (cf->transient)
+        ref_counts_clock(cf, key, r);
+    else
+        ref_counts_steady(cf, key, r);
 }
 
 /* ------------------------------------------------------------------ driving the kernel */

@@ -5,14 +5,20 @@
  * length, so its length is the number of i >= 1 with r < N_i (a branch-free binary search over
  * the levels: O(log levels)). Arrivals: L ranks (without replacement: the toolkit's distinct
  * sample; with: below(n)), the k shortest chosen as in the servers engine, each chosen server's
- * length + 1 (a server chosen twice under sampling with replacement gets +1 then +1).
- * Departures: the departure clock of the servers engine with B = N_1 busy servers -- standard
- * exponentials E (SERVICE stream), one at the start and one at each departure; the next departure
- * comes E / (mu B) after a departure (or after the arrival that ends an idle period), and an
- * arrival that changes B to B' scales the residual time by B / B' (memorylessness) -- so there is
- * no redraw per event; the departing server is rank below(N_1) (EXTRA stream). Exponentials are
- * drawn in batches (same values, same order). O(L log levels) per arrival, O(log levels) per
- * departure. */
+ * length + 1 (a server chosen twice under sampling with replacement gets +1 then +1); for k = 1
+ * the shortest is the largest rank, so one search.
+ *
+ * Steady mode (run_steady): the chain uniformized at the constant rate n (lambda + mu) -- an
+ * arrival with probability lambda / (lambda + mu), else a potential departure at a uniform rank --
+ * with step j at time j / (n (lambda + mu)), the mean of its real time: every time integral the
+ * engine reports is replaced by its conditional expectation given the steps (unbiased, and no
+ * logarithm, no clock). Transient mode (run_clock) needs real times for its grid: the departure
+ * clock of the servers engine with B = N_1 busy servers -- standard exponentials E (SERVICE
+ * stream), one at the start and one at each departure; the next departure comes E / (mu B) after
+ * a departure (or after the arrival that ends an idle period), and an arrival that changes B to B'
+ * scales the residual time by B / B' (memorylessness) -- so there is no redraw per event; the
+ * departing server is rank below(N_1) (EXTRA stream). Exponentials are drawn in batches (same
+ * values, same order). O(L log levels) per arrival, O(log levels) per departure. */
 #include "internal.h"
 #include "stop.h"
 
@@ -101,12 +107,12 @@ static ALWAYS_INLINE int arrive(cstate *s, double t, int measured, storq_hist *a
     else
         storq_rng_sample_distinct_fast(&s->rout, c->n, L, samp);
     if (k1) {
-        /* the k = 1 case of storq_smk_select_k: the first entry of least length */
-        uint64_t best = rank_length(o, samp[0]);
-        for (unsigned j = 1; j < L; j++) {
-            uint64_t l = rank_length(o, samp[j]);
-            best = l < best ? l : best;
-        }
+        /* the k = 1 case of storq_smk_select_k: the least length, that of the largest rank
+         * (lengths do not increase with the rank), so one search instead of L */
+        uint64_t rmax = samp[0];
+        for (unsigned j = 1; j < L; j++)
+            rmax = samp[j] > rmax ? samp[j] : rmax;
+        uint64_t best = rank_length(o, rmax);
         if (measured)
             storq_hist_add(aql, (double)best);
         return smk_occ_up(o, (size_t)best + 1, t);
@@ -135,17 +141,16 @@ static ALWAYS_INLINE int arrive(cstate *s, double t, int measured, storq_hist *a
     return 0;
 }
 
-/* The event loop. Returns 0, 1 when a stop was asked, -1 out of memory. */
-static ALWAYS_INLINE int run_loop(cstate *s, const int steady, const int k1, const int l2)
+/* Transient mode: the event loop with the departure clock (the grid needs real times). Returns
+ * 0, 1 when a stop was asked, -1 out of memory. */
+static int run_clock(cstate *s)
 {
     const smk_ctx *c = s->c;
     smk_occ *o = &s->o;
     const double arate = (double)c->n * c->lambda, mu = c->mu;
-    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
-    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
-    uint64_t a = 0, events = 0, mark = warmup;
+    const int k1 = c->k == 1;
+    uint64_t events = 0;
     size_t gj = 0;
-    int measured = 0;
     double t = 0.0;
     s->xai = s->xsi = XBATCH;
     double ta = t + next_arrival_gap(s, arate);
@@ -154,28 +159,17 @@ static ALWAYS_INLINE int run_loop(cstate *s, const int steady, const int k1, con
         td = t + E / (mu * (double)o->N[1]);
     else
         Eidle = E;
-    /* the arrival-queue-length histogram with its sum, min and max in locals (registers) */
-    storq_hist aql = s->aql;
-    double aql_sum = 0, aql_min = 0, aql_max = 0;
-    if (steady) {
-        aql_sum = *aql.sum, aql_min = *aql.min, aql_max = *aql.max;
-        aql.sum = &aql_sum, aql.min = &aql_min, aql.max = &aql_max;
-    }
+    storq_hist none = {0};
 
     for (;;) {
         if (storq_stop_due(events))
             return 1;
         int is_dep = td < ta;
         double te = is_dep ? td : ta;
-        if (steady) {
-            if (a == total)
-                break;
-        } else {
-            while (gj <= c->grid && smk_grid_time(c, gj) < te)
-                storq_smk_record_grid(c, o, s->rec, gj++);
-            if (gj > c->grid)
-                break;
-        }
+        while (gj <= c->grid && smk_grid_time(c, gj) < te)
+            storq_smk_record_grid(c, o, s->rec, gj++);
+        if (gj > c->grid)
+            break;
         t = te;
         uint64_t Bold = o->N[1];
         if (is_dep) {
@@ -194,7 +188,50 @@ static ALWAYS_INLINE int run_loop(cstate *s, const int steady, const int k1, con
                 td = less ? td_less : td_same;
             }
         } else {
-            if (steady && UNLIKELY(a == mark)) {
+            if (arrive(s, t, 0, &none, k1, 0))
+                return -1;
+            ta = t + next_arrival_gap(s, arate);
+            uint64_t B = o->N[1];
+            if (UNLIKELY(Bold == 0))
+                td = t + Eidle / (mu * (double)B);
+            else if (B != Bold) /* the residual time scaled by Bold / B */
+                td = t + (td - t) * (double)Bold / (double)B;
+        }
+        events++;
+    }
+    s->events = events;
+    return 0;
+}
+
+/* Steady mode: the chain uniformized. Steps come at the constant rate n (lambda + mu); a step is
+ * an arrival with probability lambda / (lambda + mu) (a uniform of the ARRIVALS stream), else a
+ * potential departure at the server of rank below(n) (EXTRA stream), a real one when that server
+ * is busy. The occupancy vector after each step is the same Markov chain as in the clock loop,
+ * and step j is given the time j / (n (lambda + mu)): the mean of the real time of the j-th step,
+ * so every time integral of the window (occupancy sums, window length, its halves) is its
+ * conditional expectation given the steps -- no clock, no logarithm. Returns as run_clock. */
+static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
+{
+    const smk_ctx *c = s->c;
+    smk_occ *o = &s->o;
+    const uint64_t n = c->n;
+    const double step_time = 1.0 / ((double)n * (c->lambda + c->mu));
+    const double p_arrival = c->lambda / (c->lambda + c->mu);
+    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
+    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
+    uint64_t a = 0, events = 0, steps = 0, mark = warmup;
+    int measured = 0;
+    /* the arrival-queue-length histogram with its sum, min and max in locals (registers) */
+    storq_hist aql = s->aql;
+    double aql_sum = *aql.sum, aql_min = *aql.min, aql_max = *aql.max;
+    aql.sum = &aql_sum, aql.min = &aql_min, aql.max = &aql_max;
+
+    for (;;) {
+        if (storq_stop_due(events))
+            return 1;
+        const double t = (double)++steps * step_time;
+        if (storq_rng_uniform(&s->arr) < p_arrival) {
+            if (UNLIKELY(a == mark)) {
                 if (a == warmup) {
                     storq_smk_occ_begin(o, t);
                     measured = 1;
@@ -209,41 +246,37 @@ static ALWAYS_INLINE int run_loop(cstate *s, const int steady, const int k1, con
                        : a < total - 1             ? total - 1
                                                    : UINT64_MAX;
             }
-            /* k = 1: B grows by one at most; the scaled residual computed ahead */
-            double td_more = k1 ? t + (td - t) * (double)Bold / (double)(Bold + 1) : 0.0;
             if (arrive(s, t, measured, &aql, k1, l2))
                 return -1;
-            a++;
-            ta = (!steady || a < total) ? t + next_arrival_gap(s, arate) : INFINITY;
-            uint64_t B = o->N[1];
-            if (UNLIKELY(Bold == 0))
-                td = t + Eidle / (mu * (double)B);
-            else if (k1) /* the residual time scaled by Bold / B when B changed */
-                td = B != Bold ? td_more : td;
-            else if (B != Bold)
-                td = t + (td - t) * (double)Bold / (double)B;
+            events++;
+            if (++a == total)
+                break;
+        } else {
+            uint64_t l = rank_length(o, storq_rng_below(&s->pick, n));
+            if (l > 0) {
+                smk_occ_down(o, l, t);
+                events++;
+            }
         }
-        events++;
     }
-    if (steady)
-        *s->aql.sum = aql_sum, *s->aql.min = aql_min, *s->aql.max = aql_max;
+    *s->aql.sum = aql_sum, *s->aql.min = aql_min, *s->aql.max = aql_max;
     s->events = events;
     return 0;
 }
 
-static int loop_steady_k1_l2(cstate *s)
+static int steady_k1_l2(cstate *s)
 {
-    return run_loop(s, 1, 1, 1);
+    return run_steady(s, 1, 1);
 }
 
-static int loop_steady_k1(cstate *s)
+static int steady_k1(cstate *s)
 {
-    return run_loop(s, 1, 1, 0);
+    return run_steady(s, 1, 0);
 }
 
-static int loop_generic(cstate *s)
+static int steady_generic(cstate *s)
 {
-    return run_loop(s, s->c->mode == SMK_MODE_STEADY, s->c->k == 1, 0);
+    return run_steady(s, 0, 0);
 }
 
 int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
@@ -283,12 +316,14 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
         }
     }
     if (rc == 0) {
-        if (steady && k == 1 && L == 2 && !c->with_replacement && c->n >= 4)
-            rc = loop_steady_k1_l2(&s);
-        else if (steady && k == 1)
-            rc = loop_steady_k1(&s);
+        if (!steady)
+            rc = run_clock(&s);
+        else if (k == 1 && L == 2 && !c->with_replacement && c->n >= 4)
+            rc = steady_k1_l2(&s);
+        else if (k == 1)
+            rc = steady_k1(&s);
         else
-            rc = loop_generic(&s);
+            rc = steady_generic(&s);
     }
     if (rc == 0) {
         if (steady)
