@@ -67,6 +67,10 @@ typedef struct cstate {
     uint64_t *samp, *lens, *scratch, *dup;
     unsigned *chosen;
     storq_hist aql;
+    /* arrivals by the queue length they joined, flushed into the histogram aql at the end of the
+     * window (its values are integers: their sum is exact in any order) */
+    uint64_t *joined;
+    size_t joined_cap;
     storq_record *rec;
     uint64_t events;
     double T;
@@ -90,10 +94,51 @@ static ALWAYS_INLINE double next_service_exp(cstate *s)
     return s->xs[s->xsi++];
 }
 
-/* One arrival at time t: the L ranks, the k shortest, their lengths + 1. steady, k1 and l2 (L = 2
- * without replacement) are constants in the specialised loops. */
-static ALWAYS_INLINE int arrive(cstate *s, double t, int measured, storq_hist *aql,
-                                const int k1, const int l2)
+static int grow_joined(cstate *s, size_t need)
+{
+    size_t cap = s->joined_cap ? s->joined_cap : 16;
+    while (cap < need)
+        cap *= 2;
+    uint64_t *p = realloc(s->joined, sizeof *p * cap);
+    if (!p)
+        return -1;
+    memset(p + s->joined_cap, 0, sizeof *p * (cap - s->joined_cap));
+    s->joined = p;
+    s->joined_cap = cap;
+    return 0;
+}
+
+/* A task joins a queue of length l: counted in joined[l]. */
+static ALWAYS_INLINE int count_joined(cstate *s, uint64_t l)
+{
+    if (UNLIKELY(l >= s->joined_cap) && grow_joined(s, (size_t)l + 1))
+        return -1;
+    s->joined[l]++;
+    return 0;
+}
+
+/* The window's joined lengths into the arrival-queue-length histogram, as storq_hist_add would
+ * have put them one by one. */
+static void flush_joined(cstate *s)
+{
+    storq_hist *h = &s->aql;
+    for (size_t l = 0; l < s->joined_cap; l++) {
+        uint64_t m = s->joined[l];
+        if (m == 0)
+            continue;
+        double x = (double)l;
+        h->counts[storq_hist_bin(h, x)] += m;
+        *h->sum += x * (double)m;
+        if (x < *h->min)
+            *h->min = x;
+        if (x > *h->max)
+            *h->max = x;
+    }
+}
+
+/* One arrival at time t: the L ranks, the k shortest, their lengths + 1 (each length counted in
+ * joined). k1 and l2 (L = 2 without replacement) are constants in the specialised loops. */
+static ALWAYS_INLINE int arrive(cstate *s, double t, const int k1, const int l2)
 {
     const smk_ctx *c = s->c;
     smk_occ *o = &s->o;
@@ -113,8 +158,8 @@ static ALWAYS_INLINE int arrive(cstate *s, double t, int measured, storq_hist *a
         for (unsigned j = 1; j < L; j++)
             rmax = samp[j] > rmax ? samp[j] : rmax;
         uint64_t best = rank_length(o, rmax);
-        if (measured)
-            storq_hist_add(aql, (double)best);
+        if (count_joined(s, best))
+            return -1;
         return smk_occ_up(o, (size_t)best + 1, t);
     }
     for (unsigned j = 0; j < L; j++)
@@ -133,9 +178,7 @@ static ALWAYS_INLINE int arrive(cstate *s, double t, int measured, storq_hist *a
     }
     for (unsigned e = 0; e < k; e++) {
         uint64_t l = lens[s->chosen[e]] + dup[e];
-        if (measured)
-            storq_hist_add(aql, (double)l);
-        if (smk_occ_up(o, (size_t)l + 1, t))
+        if (count_joined(s, l) || smk_occ_up(o, (size_t)l + 1, t))
             return -1;
     }
     return 0;
@@ -159,7 +202,6 @@ static int run_clock(cstate *s)
         td = t + E / (mu * (double)o->N[1]);
     else
         Eidle = E;
-    storq_hist none = {0};
 
     for (;;) {
         if (storq_stop_due(events))
@@ -188,7 +230,7 @@ static int run_clock(cstate *s)
                 td = less ? td_less : td_same;
             }
         } else {
-            if (arrive(s, t, 0, &none, k1, 0))
+            if (arrive(s, t, k1, 0))
                 return -1;
             ta = t + next_arrival_gap(s, arate);
             uint64_t B = o->N[1];
@@ -220,11 +262,6 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
     const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
     const uint64_t half = smk_half_arrival(warmup, c->arrivals);
     uint64_t a = 0, events = 0, steps = 0, mark = warmup;
-    int measured = 0;
-    /* the arrival-queue-length histogram with its sum, min and max in locals (registers) */
-    storq_hist aql = s->aql;
-    double aql_sum = *aql.sum, aql_min = *aql.min, aql_max = *aql.max;
-    aql.sum = &aql_sum, aql.min = &aql_min, aql.max = &aql_max;
 
     for (;;) {
         if (storq_stop_due(events))
@@ -234,7 +271,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
             if (UNLIKELY(a == mark)) {
                 if (a == warmup) {
                     storq_smk_occ_begin(o, t);
-                    measured = 1;
+                    memset(s->joined, 0, sizeof *s->joined * s->joined_cap);
                 }
                 if (a == half)
                     storq_smk_occ_half(o, t);
@@ -246,7 +283,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
                        : a < total - 1             ? total - 1
                                                    : UINT64_MAX;
             }
-            if (arrive(s, t, measured, &aql, k1, l2))
+            if (arrive(s, t, k1, l2))
                 return -1;
             events++;
             if (++a == total)
@@ -259,7 +296,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
             }
         }
     }
-    *s->aql.sum = aql_sum, *s->aql.min = aql_min, *s->aql.max = aql_max;
+    flush_joined(s);
     s->events = events;
     return 0;
 }
@@ -289,9 +326,11 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
     s.rec = rec;
     uint64_t *buf = malloc(sizeof *buf * 4 * L);
     s.chosen = malloc(sizeof *s.chosen * k);
-    if (!buf || !s.chosen || storq_smk_occ_init(&s.o, c->n, c->levels + 1)) {
+    if (!buf || !s.chosen || grow_joined(&s, c->levels + 1) ||
+        storq_smk_occ_init(&s.o, c->n, c->levels + 1)) {
         free(buf);
         free(s.chosen);
+        free(s.joined);
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     }
     s.samp = buf, s.lens = buf + L, s.scratch = buf + 2 * L, s.dup = buf + 3 * L;
@@ -336,6 +375,7 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
     }
     free(buf);
     free(s.chosen);
+    free(s.joined);
     storq_smk_occ_free(&s.o);
     if (rc > 0)
         return storq_stopped(err);
