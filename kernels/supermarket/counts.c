@@ -261,13 +261,16 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
     const double p_arrival = c->lambda / (c->lambda + c->mu);
     const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
     const uint64_t half = smk_half_arrival(warmup, c->arrivals);
-    uint64_t a = 0, events = 0, steps = 0, mark = warmup;
+    uint64_t a = 0, events = 0, mark = warmup;
+    double steps = 0.0; /* a whole number, exact below 2^53 */
+    storq_rng arr = s->arr, pick = s->pick; /* locals: registers */
 
     for (;;) {
         if (storq_stop_due(events))
             return 1;
-        const double t = (double)++steps * step_time;
-        if (storq_rng_uniform(&s->arr) < p_arrival) {
+        steps += 1.0;
+        const double t = steps * step_time;
+        if (storq_rng_uniform(&arr) < p_arrival) {
             if (UNLIKELY(a == mark)) {
                 if (a == warmup) {
                     storq_smk_occ_begin(o, t);
@@ -289,7 +292,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
             if (++a == total)
                 break;
         } else {
-            uint64_t l = rank_length(o, storq_rng_below(&s->pick, n));
+            uint64_t l = rank_length(o, storq_rng_below(&pick, n));
             if (l > 0) {
                 smk_occ_down(o, l, t);
                 events++;
