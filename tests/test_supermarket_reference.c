@@ -964,6 +964,13 @@ int main(void)
     run_case(&deep, 5);
     deep.counts = 0;
     run_case(&deep, 6);
+    /* JSQ(2) on the counts engine with queues deeper than 16 (its rank search changes method
+     * there), both samplings; n = 8 repeats ranks often without replacement */
+    config deep2 = {.n = 8, .L = 2, .k = 1, .lambda = 0.995, .service = "auto", .warmup = 100,
+                    .arrivals = 40000, .levels = 60, .horizon = 1, .grid = 1, .counts = 1};
+    run_case(&deep2, 7);
+    deep2.with = 1;
+    run_case(&deep2, 8);
 
     remove(trace_path);
     printf("%d cases\n", case_no);

@@ -29,6 +29,7 @@
 #define XBATCH 64 /* exponential variates drawn at a time */
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
 
 /* The length of the server at rank r: the largest i < depth with N_i > r (N_0 = n > r). The
  * levels are non-increasing, so halving the range without a branch finds it in log2(depth)
@@ -36,6 +37,16 @@
 static ALWAYS_INLINE uint64_t rank_length(const smk_occ *o, uint64_t r)
 {
     const uint64_t *N = o->N;
+    if (LIKELY(o->depth <= 16)) {
+        uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+        for (int i = 1; i < 16; i += 4) {
+            c0 += N[i] > r;
+            c1 += N[i + 1] > r;
+            c2 += N[i + 2] > r;
+            c3 += i + 3 < 16 && N[i + 3] > r;
+        }
+        return (c0 + c1) + (c2 + c3);
+    }
     size_t base = 0, len = o->depth;
     while (len > 1) {
         size_t half = len / 2;
@@ -245,6 +256,27 @@ static int run_clock(cstate *s)
     return 0;
 }
 
+/* The window's marks at arrival a (a == *mark), at time t: its start (also where the joined
+ * lengths start counting), its middle, its end; then the next mark. */
+static void window_marks(cstate *s, uint64_t a, double t, uint64_t *mark)
+{
+    const smk_ctx *c = s->c;
+    smk_occ *o = &s->o;
+    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
+    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
+    if (a == warmup) {
+        storq_smk_occ_begin(o, t);
+        memset(s->joined, 0, sizeof *s->joined * s->joined_cap);
+    }
+    if (a == half)
+        storq_smk_occ_half(o, t);
+    if (a == total - 1) {
+        storq_smk_occ_end(o, t);
+        s->T = t - o->t0;
+    }
+    *mark = a < half && half < total - 1 ? half : a < total - 1 ? total - 1 : UINT64_MAX;
+}
+
 /* Steady mode: the chain uniformized. Steps come at the constant rate n (lambda + mu); a step is
  * an arrival with probability lambda / (lambda + mu) (a uniform of the ARRIVALS stream), else a
  * potential departure at the server of rank below(n) (EXTRA stream), a real one when that server
@@ -252,42 +284,75 @@ static int run_clock(cstate *s)
  * and step j is given the time j / (n (lambda + mu)): the mean of the real time of the j-th step,
  * so every time integral of the window (occupancy sums, window length, its halves) is its
  * conditional expectation given the steps -- no clock, no logarithm. Returns as run_clock. */
-static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
+static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const int jsq2)
 {
     const smk_ctx *c = s->c;
     smk_occ *o = &s->o;
     const uint64_t n = c->n;
     const double step_time = 1.0 / ((double)n * (c->lambda + c->mu));
     const double p_arrival = c->lambda / (c->lambda + c->mu);
-    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
-    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
-    uint64_t a = 0, events = 0, mark = warmup;
+    const uint64_t total = c->warmup + c->arrivals;
+    uint64_t a = 0, events = 0, mark = c->warmup;
     double steps = 0.0; /* a whole number, exact below 2^53 */
-    storq_rng arr = s->arr, pick = s->pick; /* locals: registers */
+    storq_rng arr = s->arr, pick = s->pick, rout = s->rout; /* locals: registers */
 
     for (;;) {
         if (storq_stop_due(events))
             return 1;
         steps += 1.0;
         const double t = steps * step_time;
-        if (storq_rng_uniform(&arr) < p_arrival) {
-            if (UNLIKELY(a == mark)) {
-                if (a == warmup) {
-                    storq_smk_occ_begin(o, t);
-                    memset(s->joined, 0, sizeof *s->joined * s->joined_cap);
-                }
-                if (a == half)
-                    storq_smk_occ_half(o, t);
-                if (a == total - 1) {
-                    storq_smk_occ_end(o, t);
-                    s->T = t - o->t0;
-                }
-                mark = a < half && half < total - 1 ? half
-                       : a < total - 1             ? total - 1
-                                                   : UINT64_MAX;
+        const int is_arrival = storq_rng_uniform(&arr) < p_arrival;
+        if (jsq2) {
+            /* The step without a branch on its kind: both possible draws are made on copies of
+             * the streams -- the two routing ranks (ROUTING), the departure rank (EXTRA) -- and
+             * only the stream the step uses moves on, so the draws are those of the plain step
+             * below; a draw Lemire's method would reject, or a repeated rank without replacement
+             * (chance about 1/n), leaves the step to that plain code. */
+            storq_rng rout_next = rout, pick_next = pick;
+            storq_u128 m1 = (storq_u128)storq_rng_next(&rout_next) * n;
+            storq_u128 m2 = (storq_u128)storq_rng_next(&rout_next) * n;
+            storq_u128 md = (storq_u128)storq_rng_next(&pick_next) * n;
+            uint64_t r1 = (uint64_t)(m1 >> 64), r2 = (uint64_t)(m2 >> 64);
+            int plain = ((uint64_t)m1 < n) | ((uint64_t)m2 < n) | ((uint64_t)md < n);
+            if (jsq2 == 2)
+                plain |= r1 == r2;
+            if (LIKELY(!plain)) {
+                const storq_u128 keep = (storq_u128)0 - (storq_u128)is_arrival;
+                rout.state = (rout_next.state & keep) | (rout.state & ~keep);
+                pick.state = (pick.state & keep) | (pick_next.state & ~keep);
+                /* an arrival joins the shortest, the largest rank; a departure leaves rank md */
+                const uint64_t r = is_arrival ? (r1 > r2 ? r1 : r2) : (uint64_t)(md >> 64);
+                const uint64_t l = rank_length(o, r);
+                const size_t level = (size_t)l + (size_t)is_arrival;
+                const uint64_t up = (uint64_t)is_arrival, down = (uint64_t)(!is_arrival & (l > 0));
+                if (UNLIKELY(is_arrival & (a == mark)))
+                    window_marks(s, a, t, &mark);
+                if (UNLIKELY(level >= o->cap || l >= s->joined_cap) &&
+                    (storq_smk_occ_grow(o, level + 1) || grow_joined(s, level + 1)))
+                    return -1;
+                /* an idle server's potential departure touches level 0, where N_0 - c_0 = 0 */
+                if (o->measuring)
+                    smk_occ_touch_(o, level, t);
+                const uint64_t before = o->N[level], after = before + up - down;
+                o->N[level] = after;
+                o->Q += up - down;
+                s->joined[l] += up;
+                if (UNLIKELY(before == 0 || after == 0))
+                    o->depth = after ? level + 1 : level + 1 == o->depth ? level : o->depth;
+                events += up | down;
+                a += up;
+                if (UNLIKELY(a == total))
+                    break;
+                continue;
             }
+        }
+        if (is_arrival) {
+            if (UNLIKELY(a == mark))
+                window_marks(s, a, t, &mark);
+            s->rout = rout;
             if (arrive(s, t, k1, l2))
                 return -1;
+            rout = s->rout;
             events++;
             if (++a == total)
                 break;
@@ -304,19 +369,24 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2)
     return 0;
 }
 
-static int steady_k1_l2(cstate *s)
+static int steady_jsq2_without(cstate *s)
 {
-    return run_steady(s, 1, 1);
+    return run_steady(s, 1, 1, 2);
+}
+
+static int steady_jsq2_with(cstate *s)
+{
+    return run_steady(s, 1, 0, 1);
 }
 
 static int steady_k1(cstate *s)
 {
-    return run_steady(s, 1, 0);
+    return run_steady(s, 1, 0, 0);
 }
 
 static int steady_generic(cstate *s)
 {
-    return run_steady(s, 0, 0);
+    return run_steady(s, 0, 0, 0);
 }
 
 int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
@@ -361,7 +431,9 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
         if (!steady)
             rc = run_clock(&s);
         else if (k == 1 && L == 2 && !c->with_replacement && c->n >= 4)
-            rc = steady_k1_l2(&s);
+            rc = steady_jsq2_without(&s);
+        else if (k == 1 && L == 2 && c->with_replacement)
+            rc = steady_jsq2_with(&s);
         else if (k == 1)
             rc = steady_k1(&s);
         else
