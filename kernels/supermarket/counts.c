@@ -38,13 +38,10 @@ static ALWAYS_INLINE uint64_t rank_length(const smk_occ *o, uint64_t r)
 {
     const uint64_t *N = o->N;
     if (LIKELY(o->depth <= 16)) {
-        uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-        for (int i = 1; i < 16; i += 4) {
-            c0 += N[i] > r;
-            c1 += N[i + 1] > r;
-            c2 += N[i + 2] > r;
-            c3 += i + 3 < 16 && N[i + 3] > r;
-        }
+        uint64_t c0 = (uint64_t)(N[1] > r) + (N[2] > r) + (N[3] > r) + (N[4] > r);
+        uint64_t c1 = (uint64_t)(N[5] > r) + (N[6] > r) + (N[7] > r) + (N[8] > r);
+        uint64_t c2 = (uint64_t)(N[9] > r) + (N[10] > r) + (N[11] > r) + (N[12] > r);
+        uint64_t c3 = (uint64_t)(N[13] > r) + (N[14] > r) + (N[15] > r);
         return (c0 + c1) + (c2 + c3);
     }
     size_t base = 0, len = o->depth;
@@ -290,7 +287,10 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const
     smk_occ *o = &s->o;
     const uint64_t n = c->n;
     const double step_time = 1.0 / ((double)n * (c->lambda + c->mu));
-    const double p_arrival = c->lambda / (c->lambda + c->mu);
+    /* uniform(x) = (x >> 11) 2^-53 < p exactly when x >> 11 < ceil(p 2^53): the same test on
+     * integers */
+    const uint64_t arrival_below =
+        (uint64_t)ceil(ldexp(c->lambda / (c->lambda + c->mu), 53));
     const uint64_t total = c->warmup + c->arrivals;
     uint64_t a = 0, events = 0, mark = c->warmup;
     double steps = 0.0; /* a whole number, exact below 2^53 */
@@ -301,7 +301,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const
             return 1;
         steps += 1.0;
         const double t = steps * step_time;
-        const int is_arrival = storq_rng_uniform(&arr) < p_arrival;
+        const int is_arrival = (storq_rng_next(&arr) >> 11) < arrival_below;
         if (jsq2) {
             /* The step without a branch on its kind: both possible draws are made on copies of
              * the streams -- the two routing ranks (ROUTING), the departure rank (EXTRA) -- and
