@@ -445,7 +445,8 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
         rec->events = s.events;
         if (mem) {
             memset(mem, 0, sizeof *mem);
-            mem->bytes_levels = s.o.cap * (sizeof *s.o.N + 4 * sizeof(double));
+            mem->bytes_levels = s.o.cap * (sizeof *s.o.N + 4 * sizeof(double)) +
+                                s.joined_cap * sizeof *s.joined; /* with the joined counts */
         }
     }
     free(buf);
