@@ -597,7 +597,8 @@ static void ref_counts_clock(const config *cf, const storq_stream_key *key, resu
 
 /* Steady mode: the uniformized chain. Step j comes at time j / (n (lambda + mu)); it is an
  * arrival when a uniform (ARRIVALS) is below lambda / (lambda + mu), else a departure at the
- * server of rank below(n) (EXTRA) if that server is busy, else nothing (not an event). */
+ * server of rank below(n) (ROUTING, the stream of the arrivals' ranks) if that server is busy,
+ * else nothing (not an event). */
 static void ref_counts_steady(const config *cf, const storq_stream_key *key, result *r)
 {
     long n = cf->n;
@@ -605,7 +606,6 @@ static void ref_counts_steady(const config *cf, const storq_stream_key *key, res
     service_init(cf, &sv);
     storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
     storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
-    storq_rng pick = storq_rng_stream(key, STORQ_STREAM_EXTRA);
     long *N = calloc(MAXLEV, sizeof *N);
     integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
     double half_T = 0, half_IQ = 0;
@@ -646,7 +646,7 @@ static void ref_counts_steady(const config *cf, const storq_stream_key *key, res
             if (++a == total)
                 break;
         } else {
-            long len = ref_rank_length(N, storq_rng_below(&pick, (uint64_t)n));
+            long len = ref_rank_length(N, storq_rng_below(&rout, (uint64_t)n));
             if (len > 0) {
                 N[len]--;
                 r->events++;

@@ -31,9 +31,11 @@
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 
-/* The length of the server at rank r: the largest i < depth with N_i > r (N_0 = n > r). The
- * levels are non-increasing, so halving the range without a branch finds it in log2(depth)
- * steps whatever the data. */
+/* The length of the server at rank r: the largest i < depth with N_i > r (N_0 = n > r), i.e.
+ * the number of i >= 1 with N_i > r, the levels being non-increasing. Up to 15 non-empty levels
+ * (N has at least 16 entries, zero from depth on): that count, fifteen independent comparisons,
+ * so the next event does not wait on a chain of dependent loads. Deeper: halving the range
+ * without a branch finds it in log2(depth) steps whatever the data. */
 static ALWAYS_INLINE uint64_t rank_length(const smk_occ *o, uint64_t r)
 {
     const uint64_t *N = o->N;
@@ -276,8 +278,8 @@ static void window_marks(cstate *s, uint64_t a, double t, uint64_t *mark)
 
 /* Steady mode: the chain uniformized. Steps come at the constant rate n (lambda + mu); a step is
  * an arrival with probability lambda / (lambda + mu) (a uniform of the ARRIVALS stream), else a
- * potential departure at the server of rank below(n) (EXTRA stream), a real one when that server
- * is busy. The occupancy vector after each step is the same Markov chain as in the clock loop,
+ * potential departure at the server of rank below(n) (ROUTING stream, like the arrivals' ranks),
+ * a real one when that server is busy. The occupancy vector after each step is the same Markov chain as in the clock loop,
  * and step j is given the time j / (n (lambda + mu)): the mean of the real time of the j-th step,
  * so every time integral of the window (occupancy sums, window length, its halves) is its
  * conditional expectation given the steps -- no clock, no logarithm. Returns as run_clock. */
@@ -294,7 +296,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const
     const uint64_t total = c->warmup + c->arrivals;
     uint64_t a = 0, events = 0, mark = c->warmup;
     double steps = 0.0; /* a whole number, exact below 2^53 */
-    storq_rng arr = s->arr, pick = s->pick, rout = s->rout; /* locals: registers */
+    storq_rng arr = s->arr, rout = s->rout; /* locals: registers */
 
     for (;;) {
         if (storq_stop_due(events))
@@ -303,25 +305,26 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const
         const double t = steps * step_time;
         const int is_arrival = (storq_rng_next(&arr) >> 11) < arrival_below;
         if (jsq2) {
-            /* The step without a branch on its kind: both possible draws are made on copies of
-             * the streams -- the two routing ranks (ROUTING), the departure rank (EXTRA) -- and
-             * only the stream the step uses moves on, so the draws are those of the plain step
-             * below; a draw Lemire's method would reject, or a repeated rank without replacement
-             * (chance about 1/n), leaves the step to that plain code. */
-            storq_rng rout_next = rout, pick_next = pick;
-            storq_u128 m1 = (storq_u128)storq_rng_next(&rout_next) * n;
-            storq_u128 m2 = (storq_u128)storq_rng_next(&rout_next) * n;
-            storq_u128 md = (storq_u128)storq_rng_next(&pick_next) * n;
+            /* The step without a branch on its kind: the first two ROUTING draws are made on a
+             * copy of the stream, an arrival's two ranks or, from the first, a departure's rank;
+             * the stream then moves on by two draws or by one, so the draws are those of the
+             * plain step below. A draw Lemire's method would reject, or a repeated rank without
+             * replacement (chance about 1/n), leaves the step to that plain code. */
+            storq_rng rout1 = rout;
+            storq_u128 m1 = (storq_u128)storq_rng_next(&rout1) * n;
+            storq_rng rout2 = rout1;
+            storq_u128 m2 = (storq_u128)storq_rng_next(&rout2) * n;
             uint64_t r1 = (uint64_t)(m1 >> 64), r2 = (uint64_t)(m2 >> 64);
-            int plain = ((uint64_t)m1 < n) | ((uint64_t)m2 < n) | ((uint64_t)md < n);
+            int plain = ((uint64_t)m1 < n) | ((uint64_t)m2 < n);
             if (jsq2 == 2)
                 plain |= r1 == r2;
             if (LIKELY(!plain)) {
-                const storq_u128 keep = (storq_u128)0 - (storq_u128)is_arrival;
-                rout.state = (rout_next.state & keep) | (rout.state & ~keep);
-                pick.state = (pick.state & keep) | (pick_next.state & ~keep);
-                /* an arrival joins the shortest, the largest rank; a departure leaves rank md */
-                const uint64_t r = is_arrival ? (r1 > r2 ? r1 : r2) : (uint64_t)(md >> 64);
+                const storq_u128 two = (storq_u128)0 - (storq_u128)is_arrival;
+                rout.state = (rout2.state & two) | (rout1.state & ~two);
+                /* an arrival joins the shortest, the largest rank; a departure leaves rank r1 */
+                const uint64_t rmax = r2 > r1 ? r2 : r1;
+                const uint64_t pick_max = (uint64_t)0 - (uint64_t)is_arrival; /* a mask, no branch */
+                const uint64_t r = (rmax & pick_max) | (r1 & ~pick_max);
                 const uint64_t l = rank_length(o, r);
                 const size_t level = (size_t)l + (size_t)is_arrival;
                 const uint64_t up = (uint64_t)is_arrival, down = (uint64_t)(!is_arrival & (l > 0));
@@ -357,7 +360,7 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const
             if (++a == total)
                 break;
         } else {
-            uint64_t l = rank_length(o, storq_rng_below(&pick, n));
+            uint64_t l = rank_length(o, storq_rng_below(&rout, n));
             if (l > 0) {
                 smk_occ_down(o, l, t);
                 events++;
