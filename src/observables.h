@@ -147,6 +147,18 @@ static inline void storq_hist_add(storq_hist *h, double x)
         *h->max = x;
 }
 
+/* x added m >= 1 times at once (a kernel that counts integer values first): the sum grows by
+ * x m, the same double as m single adds while the sums stay integers below 2^53. */
+static inline void storq_hist_add_n(storq_hist *h, double x, uint64_t m)
+{
+    h->counts[storq_hist_bin(h, x)] += m;
+    *h->sum += x * (double)m;
+    if (x < *h->min)
+        *h->min = x;
+    if (x > *h->max)
+        *h->max = x;
+}
+
 /* Everything a point's replications produced, merged. values is replications x nvalues, indexed by
  * replication number, so summaries reduce floating sums in replication order. */
 typedef struct storq_point_result {

@@ -148,10 +148,13 @@ static void ref_choose(const long *len, int L, int k, int *chosen)
         chosen[j] = idx[j];
 }
 
-/* Brute-force occupancy integrals over the window. */
+/* Brute-force occupancy integrals over the window, and the window's marks: open (in), the time
+ * integrated up to (prev), its start, and the tasks' integral at its middle arrival. */
 typedef struct integ {
     long maxlev;
     double *I1, *I2, IQ;
+    int in;
+    double prev, start, half_T, half_IQ;
 } integ;
 
 static void integ_add(integ *g, const long *N, long nlev, double dt)
@@ -207,6 +210,37 @@ static long half_arrival(const config *cf)
     return cf->arrivals >= 3 ? cf->warmup + cf->arrivals / 2 : -1;
 }
 
+/* The state N held from the last event to time t: into the integrals while the window is open. */
+static void integ_until(integ *g, const long *N, long nlev, double t)
+{
+    if (g->in) {
+        integ_add(g, N, nlev, t - g->prev);
+        g->prev = t;
+    }
+}
+
+/* Arrival a (counted from 0) at time t, before it joins: the window opens at the first measured
+ * arrival, marks its middle, and closes at the last arrival with the results. */
+static void integ_at_arrival(integ *g, const config *cf, long a, double t, const long *N, long nlev,
+                             long n, result *r)
+{
+    if (a == cf->warmup) {
+        g->in = 1;
+        g->start = t;
+        g->prev = t;
+    }
+    if (a == half_arrival(cf)) {
+        g->half_T = t - g->start;
+        g->half_IQ = g->IQ;
+    }
+    if (a == cf->warmup + cf->arrivals - 1) {
+        g->in = 0;
+        double T = t - g->start;
+        integ_results(g, N, nlev, T, n, r);
+        integ_halves(g->half_T, g->half_IQ, g->IQ, T, n, r);
+    }
+}
+
 #define MAXLEV 1024
 
 /* ------------------------------------------------------------------ reference: servers */
@@ -233,8 +267,9 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
     double *comp = calloc((size_t)n, sizeof *comp);
     long *busy = calloc((size_t)n, sizeof *busy), B = 0;
     long *N = calloc(MAXLEV, sizeof *N);
-    integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
-    double half_T = 0, half_IQ = 0;
+    integ g = {.maxlev = MAXLEV,
+               .I1 = calloc(MAXLEV, sizeof(double)),
+               .I2 = calloc(MAXLEV, sizeof(double))};
     double *jt = NULL;
     long *jrem = NULL, njobs = 0;
     if (!cf->transient) {
@@ -260,8 +295,7 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
         }
     }
 
-    double t = 0.0, tprev = 0.0, wstart = 0.0, T = 0.0;
-    int inwin = 0;
+    double t = 0.0;
     long a = 0, total = cf->warmup + cf->arrivals, gj = 0, measured_left = cf->arrivals;
     double soj_sum = 0, del_sum = 0;
     long soj_n = 0, del_n = 0;
@@ -329,10 +363,7 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
             if (gj > cf->grid)
                 break;
         }
-        if (inwin) {
-            integ_add(&g, N, nlev, te - tprev);
-            tprev = te;
-        }
+        integ_until(&g, N, nlev, te);
         t = te;
         long B_before = B;
         if (is_dep) {
@@ -379,21 +410,7 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
         } else {
             int measured = 0;
             if (!cf->transient) {
-                if (a == cf->warmup) {
-                    inwin = 1;
-                    wstart = t;
-                    tprev = t;
-                }
-                if (a == half_arrival(cf)) {
-                    half_T = t - wstart;
-                    half_IQ = g.IQ;
-                }
-                if (a == total - 1) {
-                    inwin = 0;
-                    T = t - wstart;
-                    integ_results(&g, N, nlev, T, n, r);
-                    integ_halves(half_T, half_IQ, g.IQ, T, n, r);
-                }
+                integ_at_arrival(&g, cf, a, t, N, nlev, n, r);
                 measured = a >= cf->warmup;
             }
             uint64_t samp[2048];
@@ -607,40 +624,22 @@ static void ref_counts_steady(const config *cf, const storq_stream_key *key, res
     storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
     storq_rng rout = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     long *N = calloc(MAXLEV, sizeof *N);
-    integ g = {MAXLEV, calloc(MAXLEV, sizeof(double)), calloc(MAXLEV, sizeof(double)), 0};
-    double half_T = 0, half_IQ = 0;
+    integ g = {.maxlev = MAXLEV,
+               .I1 = calloc(MAXLEV, sizeof(double)),
+               .I2 = calloc(MAXLEV, sizeof(double))};
     start_counts(cf, N, MAXLEV);
     const double p = cf->lambda / (cf->lambda + sv.mu);
     const double step_time = 1.0 / ((double)n * (cf->lambda + sv.mu));
 
-    double tprev = 0.0, wstart = 0.0, T = 0.0;
-    int inwin = 0;
     long a = 0, total = cf->warmup + cf->arrivals;
     for (long step = 1;; step++) {
         long nlev = 1;
         while (nlev < MAXLEV && N[nlev] > 0)
             nlev++;
         double t = (double)step * step_time;
-        if (inwin) {
-            integ_add(&g, N, nlev, t - tprev);
-            tprev = t;
-        }
+        integ_until(&g, N, nlev, t);
         if (storq_rng_uniform(&arr) < p) {
-            if (a == cf->warmup) {
-                inwin = 1;
-                wstart = t;
-                tprev = t;
-            }
-            if (a == half_arrival(cf)) {
-                half_T = t - wstart;
-                half_IQ = g.IQ;
-            }
-            if (a == total - 1) {
-                inwin = 0;
-                T = t - wstart;
-                integ_results(&g, N, nlev, T, n, r);
-                integ_halves(half_T, half_IQ, g.IQ, T, n, r);
-            }
+            integ_at_arrival(&g, cf, a, t, N, nlev, n, r);
             ref_counts_arrival(cf, &rout, N, a >= cf->warmup, r);
             r->events++;
             if (++a == total)

@@ -131,19 +131,9 @@ static ALWAYS_INLINE int count_joined(cstate *s, uint64_t l)
  * have put them one by one. */
 static void flush_joined(cstate *s)
 {
-    storq_hist *h = &s->aql;
-    for (size_t l = 0; l < s->joined_cap; l++) {
-        uint64_t m = s->joined[l];
-        if (m == 0)
-            continue;
-        double x = (double)l;
-        h->counts[storq_hist_bin(h, x)] += m;
-        *h->sum += x * (double)m;
-        if (x < *h->min)
-            *h->min = x;
-        if (x > *h->max)
-            *h->max = x;
-    }
+    for (size_t l = 0; l < s->joined_cap; l++)
+        if (s->joined[l] > 0)
+            storq_hist_add_n(&s->aql, (double)l, s->joined[l]);
 }
 
 /* One arrival at time t: the L ranks, the k shortest, their lengths + 1 (each length counted in
