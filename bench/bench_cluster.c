@@ -20,18 +20,22 @@
  *            set), the k others updated; ties go by draw order, which is uniformly random;
  *   coupled: alpha distinct servers with the three policies' times in one 32-byte record per
  *            server (one cache line), BR updating the first k drawn, BS and WF as above.
- * Every loop draws its servers CL_AHEAD requests ahead and prefetches them (as the kernel does), and
+ * Every loop draws its servers ahead and prefetches them as the kernel does (up to CL_AHEAD requests
+ * ahead, CL_BATCH at a time), keeps them in the kernel's allocation (huge pages when large), and
  * sums each policy's delay (its mean, the headline the kernel also records with much else).
  *
- * usage: bench_cluster [requests [rounds [m,m,...]]]   (defaults 10^6, 5, 100,10000,1000000,10000000)
- * Prints, per round, one line per case (`round m policy kernel_ns loop_ns`), then the medians over
- * the rounds with their spread. One thread. Memory: 32 bytes per server for the largest case. */
+ * usage: bench_cluster [requests [rounds [m,m,... [policy]]]]
+ * (defaults 10^6, 5, 100,10000,1000000,10000000, every policy; policy is one of BR, BS, WF and
+ * BR+BS+WF, to run that case alone with its loop). Prints, per round, one line per case (`round m
+ * policy kernel_ns loop_ns`), then the medians over the rounds with their spread. One thread.
+ * Memory: 32 bytes per server for the largest case. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "big_array.h"
 #include "model.h"
 #include "rng.h"
 #include "run_spec.h"
@@ -40,8 +44,11 @@
 #define NPOLICY 4
 #define MAX_M 16
 #define MAX_ROUNDS 64
-#define RING 8
-#define AHEAD 4
+#ifndef CL_AHEAD /* as in the kernel (kernels/cluster/dynamics.c) */
+#define CL_RING 16
+#define CL_AHEAD 8
+#define CL_BATCH 4
+#endif
 static const char *const policies[NPOLICY] = {"BR", "BS", "WF", "BR+BS+WF"};
 
 static double now(void)
@@ -122,26 +129,33 @@ static double bench_kernel(long m, long requests, const char *policy)
 
 enum { LOOP_BR, LOOP_BS, LOOP_COUPLED };
 
-/* The servers of the next requests, drawn AHEAD requests early and prefetched. */
+/* The servers of the next requests, drawn as the kernel draws them: CL_BATCH or more at a time,
+ * up to CL_AHEAD requests early, then prefetched back to back. */
 typedef struct ahead {
     storq_rng siz, pla;
-    unsigned k[RING], n[RING]; /* k, and the servers drawn (k for BR alone, else k + 2) */
-    uint64_t srv[RING][12];    /* record offsets in V */
+    unsigned k[CL_RING], n[CL_RING]; /* k, and the servers drawn (k for BR alone, else k + 2) */
+    uint64_t srv[CL_RING][12];    /* record offsets in V */
     uint64_t drawn;
 } ahead;
 
-static inline void ahead_fill(ahead *a, uint64_t upto, int kind, long m, unsigned stride,
-                              double *V)
+static inline void ahead_fill(ahead *a, uint64_t r, uint64_t total, int kind, long m,
+                              unsigned stride, double *V)
 {
+    if (a->drawn > r + CL_AHEAD - CL_BATCH)
+        return;
+    const uint64_t first = a->drawn, upto = total - r > CL_AHEAD ? r + CL_AHEAD + 1 : total;
     for (; a->drawn < upto; a->drawn++) {
-        const unsigned s = (unsigned)(a->drawn % RING);
+        const unsigned s = (unsigned)(a->drawn % CL_RING);
         a->k[s] = 1 + (unsigned)storq_rng_below(&a->siz, 10);
         a->n[s] = kind == LOOP_BR ? a->k[s] : a->k[s] + 2;
         storq_rng_sample_distinct_fast(&a->pla, (uint64_t)m, a->n[s], a->srv[s]);
-        for (unsigned j = 0; j < a->n[s]; j++) {
+        for (unsigned j = 0; j < a->n[s]; j++)
             a->srv[s][j] *= stride;
+    }
+    for (uint64_t d = first; d < a->drawn; d++) {
+        const unsigned s = (unsigned)(d % CL_RING);
+        for (unsigned j = 0; j < a->n[s]; j++)
             __builtin_prefetch(V + a->srv[s][j], 1, 3);
-        }
     }
 }
 
@@ -193,21 +207,20 @@ static double bench_loop(int kind, long m, long requests, double *sink)
     ahead a = {storq_rng_stream(&key, STORQ_STREAM_SIZES),
                storq_rng_stream(&key, STORQ_STREAM_PLACEMENT), {0}, {0}, {{0}}, 0};
     const unsigned stride = kind == LOOP_COUPLED ? 4 : 1;
-    const size_t bytes = ((size_t)m * stride * sizeof(double) + 63) / 64 * 64;
-    double *V = aligned_alloc(64, bytes);
+    /* the kernel's allocation: cache-line records, huge pages when large */
+    double *V = storq_big_array_zeroed((size_t)m * stride * sizeof(double));
     if (!V) {
         fprintf(stderr, "bench: out of memory\n");
         exit(1);
     }
-    memset(V, 0, bytes);
     const double lambda = lambda_of(m);
     const uint64_t warm = (uint64_t)warmup_of(m), total = warm + (uint64_t)requests;
     double t = 0.0, sum[3] = {0}, t0 = 0.0;
     for (uint64_t r = 0; r < total; r++) {
         if (r == warm)
             t0 = now();
-        ahead_fill(&a, total - r > AHEAD ? r + AHEAD + 1 : total, kind, m, stride, V);
-        const unsigned s = (unsigned)(r % RING);
+        ahead_fill(&a, r, total, kind, m, stride, V);
+        const unsigned s = (unsigned)(r % CL_RING);
         t += storq_rng_exp(&arr, lambda);
         if (kind == LOOP_BR) {
             sum[0] += serve_all(V, a.srv[s], a.k[s], t);
@@ -253,8 +266,14 @@ int main(int argc, char **argv)
             p = end;
         }
     }
-    if (requests < 1 || rounds < 1 || rounds > MAX_ROUNDS || nm < 1) {
-        fprintf(stderr, "usage: bench_cluster [requests [rounds (1..%d) [m,m,...]]]\n",
+    int only = -1; /* the one policy run, or -1: all */
+    if (argc > 4)
+        for (int p = 0; p < NPOLICY; p++)
+            if (!strcmp(argv[4], policies[p]))
+                only = p;
+    if (requests < 1 || rounds < 1 || rounds > MAX_ROUNDS || nm < 1 || (argc > 4 && only < 0)) {
+        fprintf(stderr,
+                "usage: bench_cluster [requests [rounds (1..%d) [m,m,... [BR|BS|WF|BR+BS+WF]]]]\n",
                 MAX_ROUNDS);
         return 2;
     }
@@ -265,8 +284,11 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nm; i++) {
             for (int l = 0; l < 3; l++)
-                loop[i][l][r] = bench_loop(l, ms[i], requests, &sink);
+                if (only < 0 || loop_of[only] == l)
+                    loop[i][l][r] = bench_loop(l, ms[i], requests, &sink);
             for (int p = 0; p < NPOLICY; p++) {
+                if (only >= 0 && p != only)
+                    continue;
                 kern[i][p][r] = bench_kernel(ms[i], requests, policies[p]);
                 printf("%d %ld %s %.1f %.1f\n", r, ms[i], policies[p], kern[i][p][r],
                        loop[i][loop_of[p]][r]);
@@ -282,6 +304,8 @@ int main(int argc, char **argv)
     double base[NPOLICY] = {0};
     for (int i = 0; i < nm; i++)
         for (int p = 0; p < NPOLICY; p++) {
+            if (only >= 0 && p != only)
+                continue;
             double kv[MAX_ROUNDS], lv[MAX_ROUNDS], ratio[MAX_ROUNDS]; /* sorted by median() */
             for (int r = 0; r < rounds; r++) {
                 kv[r] = kern[i][p][r];

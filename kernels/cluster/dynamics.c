@@ -6,9 +6,10 @@
  * asks k of its blocks from the servers holding them; servers serve FCFS at mu bits per unit time.
  * Each policy keeps its own per-server "busy until" times V_i, so a request costs O(alpha_k) (plus
  * O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m. The times
- * are stored server-major (internal.h, cl_vstride), and the sizes and placements of the next
- * CL_AHEAD requests are drawn ahead and their servers' records prefetched, so that at large m the
- * memory latency of a request overlaps the work of the ones before it.
+ * are stored server-major (internal.h, cl_vstride) in huge pages when large (src/big_array.h), and
+ * the sizes and placements of the next requests are drawn up to CL_AHEAD ahead, in batches, and
+ * their servers' records prefetched, so that at large m the memory latency of a request overlaps
+ * the work of the ones before it.
  *
  * The draws per request, in this order: ARRIVALS (the inter-arrival time), SIZES (k), SERVICE (the
  * block size c), PLACEMENT (alpha_k distinct servers when alpha_k < m; else the servers holding one
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_array.h"
 #include "distribution.h"
 #include "internal.h"
 #include "stop.h"
@@ -193,11 +195,16 @@ static uint64_t cl_least_mask(cl_work *w, size_t n, size_t r)
 /* A request drawn ahead: its size and, on the bit-mask path (alpha < m, alpha <= CL_SMALL_MAX), its
  * placement as record offsets; a request off that path is drawn last (its placement, of up to m
  * entries, is drawn when it is served, in order). */
-#define CL_RING 8  /* slots (a power of two) */
-#define CL_AHEAD 4 /* requests drawn ahead of the one served: < CL_RING */
+/* (building with -DCL_RING=.. -DCL_AHEAD=.. -DCL_BATCH=.. tries other depths, kernel and bench) */
+#ifndef CL_AHEAD
+#define CL_RING 16 /* slots (a power of two) */
+#define CL_AHEAD 8 /* requests drawn ahead of the one served: < CL_RING */
+#define CL_BATCH 4 /* requests drawn at a time: 1..CL_AHEAD */
+#endif
 typedef struct cl_next {
     int64_t k;
     int placed;
+    unsigned n; /* entries (alpha) when placed */
     uint64_t off[CL_SMALL_MAX];
 } cl_next;
 
@@ -257,11 +264,9 @@ static int cl_rep_init(cl_rep *R, const cl_ctx *c, const storq_stream_key *key,
     const size_t np = (size_t)c->npol, ncl = c->nclass;
     const size_t stride = cl_vstride(c->npol);
     R->vshift = stride == 1 ? 0 : stride == 2 ? 1 : 2;
-    /* aligned to a cache line, so that no record straddles two (the size rounded up to one) */
-    const size_t vbytes = ((size_t)c->m * stride * sizeof *R->V + 63) / 64 * 64;
-    R->V = aligned_alloc(64, vbytes);
-    if (R->V)
-        memset(R->V, 0, vbytes);
+    /* aligned to a cache line, so that no record straddles two, and in huge pages when large
+     * (fewer TLB misses on the random accesses; the estimate of params.c counts the rounding) */
+    R->V = storq_big_array_zeroed((size_t)c->m * stride * sizeof *R->V);
     R->csum = calloc(np * ncl, sizeof *R->csum);
     R->ccnt = calloc(np * ncl, sizeof *R->ccnt);
     R->chist = calloc(np * ncl, sizeof *R->chist);
@@ -322,27 +327,37 @@ static void cl_open_window(cl_rep *R)
 
 /* ------------------------------------------------------------------ arrival and placement */
 
-/* Draw requests ahead up to (not including) request `upto`: their sizes and, on the bit-mask path,
- * their placements, whose servers' records are prefetched for writing. A request off that path
- * stops the drawing until it is served (cl_place draws its placement then). */
-static inline void cl_draw_ahead(cl_rep *R, uint64_t upto)
+/* Draw requests ahead of request n, CL_BATCH or more at a time once fewer than CL_AHEAD - CL_BATCH
+ * + 1 are left (so request n is always drawn), up to n + CL_AHEAD: their sizes and, on the
+ * bit-mask path, their placements; then the batch's servers' records are prefetched for writing,
+ * back to back. A request off that path stops the drawing until it is served (cl_place draws its
+ * placement then). */
+static inline void cl_draw_ahead(cl_rep *R, uint64_t n, uint64_t total)
 {
     const cl_ctx *c = R->c;
+    if (R->drawn > n + CL_AHEAD - CL_BATCH || R->deferred)
+        return;
+    const uint64_t first = R->drawn, upto = total - n > CL_AHEAD ? n + CL_AHEAD + 1 : total;
     while (R->drawn < upto && !R->deferred) {
         cl_next *x = &R->ring[R->drawn % CL_RING];
         x->k = storq_ddist_sample(&c->size, &R->siz);
         const int64_t alpha = cl_alpha(c, x->k);
         x->placed = (uint64_t)alpha < c->m && alpha <= CL_SMALL_MAX;
         if (x->placed) {
-            storq_rng_sample_distinct_fast(&R->plc, c->m, (unsigned)alpha, x->off);
-            for (int64_t j = 0; j < alpha; j++) {
+            x->n = (unsigned)alpha;
+            storq_rng_sample_distinct_fast(&R->plc, c->m, x->n, x->off);
+            for (unsigned j = 0; j < x->n; j++)
                 x->off[j] <<= R->vshift;
-                __builtin_prefetch(R->V + x->off[j], 1, 3);
-            }
         } else {
             R->deferred = 1;
         }
         R->drawn++;
+    }
+    for (uint64_t r = first; r < R->drawn; r++) {
+        const cl_next *x = &R->ring[r % CL_RING];
+        if (x->placed)
+            for (unsigned j = 0; j < x->n; j++)
+                __builtin_prefetch(R->V + x->off[j], 1, 3);
     }
 }
 
@@ -694,7 +709,7 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         }
         if (n == half)
             half_sum = R.acc[0].sum;
-        cl_draw_ahead(&R, total - n > CL_AHEAD ? n + CL_AHEAD + 1 : total);
+        cl_draw_ahead(&R, n, total);
         const cl_next *x = &R.ring[n % CL_RING];
         cl_req q;
         cl_arrive(&R, n, x->k, &q);

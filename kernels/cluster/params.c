@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_array.h"
 #include "number.h"
 #include "distribution.h"
 #include "internal.h"
@@ -363,7 +364,8 @@ static int cl_parse_laws(cl_ctx *c, const storq_params *p, storq_error *err)
 #define CL_SCRATCH_BYTES (8 + 8 + 8 + 8 + 8 + 4 + 4 + 8)
 
 /* The size of the block counts, and the memory of the per-server arrays: one record of
- * cl_vstride(npol) doubles per server (8, 16 or 32 bytes), and the scratch arrays of a request's
+ * cl_vstride(npol) doubles per server (8, 16 or 32 bytes; the array rounded up to whole 2 MiB huge
+ * pages from 2 MiB on, src/big_array.h), and the scratch arrays of a request's
  * entries, min(alpha, m) of them for the largest alpha drawn (P(k > kbig) < 1e-13). */
 static int cl_check_sizes(cl_ctx *c, const storq_params *p, storq_error *err)
 {
@@ -377,8 +379,8 @@ static int cl_check_sizes(cl_ctx *c, const storq_params *p, storq_error *err)
                           "counts and their arrays would overflow)",
                           (long long)kbig, storq_param_string(p, "coding"), abig);
     const size_t entries = abig < (double)c->m ? (size_t)abig : (size_t)c->m;
-    size_t bytes = storq_bytes_add(storq_bytes_mul(c->m, 8 * cl_vstride(c->npol)),
-                                   storq_bytes_mul(entries, CL_SCRATCH_BYTES));
+    const size_t records = storq_big_array_bytes(storq_bytes_mul(c->m, 8 * cl_vstride(c->npol)));
+    size_t bytes = storq_bytes_add(records, storq_bytes_mul(entries, CL_SCRATCH_BYTES));
     char what[128];
     snprintf(what, sizeof what, "--m: %llu servers with %d policies", (unsigned long long)c->m,
              c->npol);
