@@ -20,9 +20,10 @@
  *            set), the k others updated; ties go by draw order, which is uniformly random;
  *   coupled: alpha distinct servers with the three policies' times in one 32-byte record per
  *            server (one cache line), BR updating the first k drawn, BS and WF as above.
- * Every loop draws its servers ahead and prefetches them as the kernel does (up to CL_AHEAD requests
- * ahead, CL_BATCH at a time), keeps them in the kernel's allocation (huge pages when large), and
- * sums each policy's delay (its mean, the headline the kernel also records with much else).
+ * Every loop draws its servers ahead and prefetches them as the kernel does (up to CL_AHEAD
+ * requests ahead, CL_BATCH at a time when the records outgrow the cache, else one), keeps them in
+ * the kernel's allocation (huge pages when large), and sums each policy's delay (its mean, the
+ * headline the kernel also records with much else).
  *
  * usage: bench_cluster [requests [rounds [m,m,... [policy]]]]
  * (defaults 10^6, 5, 100,10000,1000000,10000000, every policy; policy is one of BR, BS, WF and
@@ -49,6 +50,7 @@
 #define CL_AHEAD 8
 #define CL_BATCH 4
 #endif
+#define CL_CACHED_BYTES ((size_t)1 << 20) /* records cached: drawn one request at a time */
 static const char *const policies[NPOLICY] = {"BR", "BS", "WF", "BR+BS+WF"};
 
 static double now(void)
@@ -129,19 +131,20 @@ static double bench_kernel(long m, long requests, const char *policy)
 
 enum { LOOP_BR, LOOP_BS, LOOP_COUPLED };
 
-/* The servers of the next requests, drawn as the kernel draws them: CL_BATCH or more at a time,
- * up to CL_AHEAD requests early, then prefetched back to back. */
+/* The servers of the next requests, drawn as the kernel draws them: `batch` or more at a time (1
+ * when the records are cached, else CL_BATCH), up to CL_AHEAD requests early, then prefetched back
+ * to back. */
 typedef struct ahead {
     storq_rng siz, pla;
     unsigned k[CL_RING], n[CL_RING]; /* k, and the servers drawn (k for BR alone, else k + 2) */
     uint64_t srv[CL_RING][12];    /* record offsets in V */
-    uint64_t drawn;
+    uint64_t drawn, batch;
 } ahead;
 
 static inline void ahead_fill(ahead *a, uint64_t r, uint64_t total, int kind, long m,
                               unsigned stride, double *V)
 {
-    if (a->drawn > r + CL_AHEAD - CL_BATCH)
+    if (a->drawn > r + CL_AHEAD - a->batch)
         return;
     const uint64_t first = a->drawn, upto = total - r > CL_AHEAD ? r + CL_AHEAD + 1 : total;
     for (; a->drawn < upto; a->drawn++) {
@@ -204,9 +207,10 @@ static double bench_loop(int kind, long m, long requests, double *sink)
 {
     storq_stream_key key = {1, 0, 0};
     storq_rng arr = storq_rng_stream(&key, STORQ_STREAM_ARRIVALS);
-    ahead a = {storq_rng_stream(&key, STORQ_STREAM_SIZES),
-               storq_rng_stream(&key, STORQ_STREAM_PLACEMENT), {0}, {0}, {{0}}, 0};
     const unsigned stride = kind == LOOP_COUPLED ? 4 : 1;
+    const uint64_t batch = (size_t)m * stride * sizeof(double) > CL_CACHED_BYTES ? CL_BATCH : 1;
+    ahead a = {storq_rng_stream(&key, STORQ_STREAM_SIZES),
+               storq_rng_stream(&key, STORQ_STREAM_PLACEMENT), {0}, {0}, {{0}}, 0, batch};
     /* the kernel's allocation: cache-line records, huge pages when large */
     double *V = storq_big_array_zeroed((size_t)m * stride * sizeof(double));
     if (!V) {

@@ -7,9 +7,9 @@
  * Each policy keeps its own per-server "busy until" times V_i, so a request costs O(alpha_k) (plus
  * O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m. The times
  * are stored server-major (internal.h, cl_vstride) in huge pages when large (src/big_array.h), and
- * the sizes and placements of the next requests are drawn up to CL_AHEAD ahead, in batches, and
- * their servers' records prefetched, so that at large m the memory latency of a request overlaps
- * the work of the ones before it.
+ * the sizes and placements of the next requests are drawn up to CL_AHEAD ahead (in batches when the
+ * records outgrow the cache) and their servers' records prefetched, so that at large m the memory
+ * latency of a request overlaps the work of the ones before it.
  *
  * The draws per request, in this order: ARRIVALS (the inter-arrival time), SIZES (k), SERVICE (the
  * block size c), PLACEMENT (alpha_k distinct servers when alpha_k < m; else the servers holding one
@@ -199,8 +199,11 @@ static uint64_t cl_least_mask(cl_work *w, size_t n, size_t r)
 #ifndef CL_AHEAD
 #define CL_RING 16 /* slots (a power of two) */
 #define CL_AHEAD 8 /* requests drawn ahead of the one served: < CL_RING */
-#define CL_BATCH 4 /* requests drawn at a time: 1..CL_AHEAD */
+#define CL_BATCH 4 /* requests drawn at a time when the records are not cached: 1..CL_AHEAD */
 #endif
+/* Records of at most this many bytes stay in the cache: prefetching gains nothing there, and
+ * drawing ahead one request at a time costs less than in batches. */
+#define CL_CACHED_BYTES ((size_t)1 << 20)
 typedef struct cl_next {
     int64_t k;
     int placed;
@@ -225,6 +228,7 @@ typedef struct cl_rep {
     double *V; /* busy-until times: server i under the pi-th policy at V[(i << vshift) + pi] */
     unsigned vshift; /* log2 of the record's stride */
     cl_next ring[CL_RING]; /* request n in slot n % CL_RING */
+    uint64_t batch;        /* requests drawn at a time: CL_BATCH, or 1 if the records are cached */
     uint64_t drawn;        /* requests drawn ahead so far */
     int deferred;          /* the last one drawn is off the bit-mask path: draw no further */
     double *csum;
@@ -267,6 +271,7 @@ static int cl_rep_init(cl_rep *R, const cl_ctx *c, const storq_stream_key *key,
     /* aligned to a cache line, so that no record straddles two, and in huge pages when large
      * (fewer TLB misses on the random accesses; the estimate of params.c counts the rounding) */
     R->V = storq_big_array_zeroed((size_t)c->m * stride * sizeof *R->V);
+    R->batch = (size_t)c->m * stride * sizeof *R->V > CL_CACHED_BYTES ? CL_BATCH : 1;
     R->csum = calloc(np * ncl, sizeof *R->csum);
     R->ccnt = calloc(np * ncl, sizeof *R->ccnt);
     R->chist = calloc(np * ncl, sizeof *R->chist);
@@ -327,7 +332,7 @@ static void cl_open_window(cl_rep *R)
 
 /* ------------------------------------------------------------------ arrival and placement */
 
-/* Draw requests ahead of request n, CL_BATCH or more at a time once fewer than CL_AHEAD - CL_BATCH
+/* Draw requests ahead of request n, R->batch or more at a time once fewer than CL_AHEAD - R->batch
  * + 1 are left (so request n is always drawn), up to n + CL_AHEAD: their sizes and, on the
  * bit-mask path, their placements; then the batch's servers' records are prefetched for writing,
  * back to back. A request off that path stops the drawing until it is served (cl_place draws its
@@ -335,7 +340,7 @@ static void cl_open_window(cl_rep *R)
 static inline void cl_draw_ahead(cl_rep *R, uint64_t n, uint64_t total)
 {
     const cl_ctx *c = R->c;
-    if (R->drawn > n + CL_AHEAD - CL_BATCH || R->deferred)
+    if (R->drawn > n + CL_AHEAD - R->batch || R->deferred)
         return;
     const uint64_t first = R->drawn, upto = total - n > CL_AHEAD ? n + CL_AHEAD + 1 : total;
     while (R->drawn < upto && !R->deferred) {
