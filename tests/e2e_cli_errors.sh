@@ -92,6 +92,8 @@ expect 2 "\-\-coding: 'plus:0x1': A must be a whole number" -- run cluster --m 1
 expect 2 "\-\-coding: 'rate:0x1p-1': R must be a positive number" -- run cluster --m 10 --lambda 2 --coding rate:0x1p-1 -r 2
 expect 2 "\-\-start: 'fill:0x2' is not a valid fill spec" -- run supermarket --mode transient --start fill:0x2 -r 2
 expect 2 "\-\-start: 'u:0.5,0x0' is not a valid occupancy" -- run supermarket --mode transient --start u:0.5,0x0 -r 2
+expect 2 "\-\-start: 'fixed' is the mean-field fixed point, which exists only at a per-server load below 1 .here 1.2." -- run supermarket --lambda 1.2 --allow-unstable --start fixed -r 2
+expect 2 "\-\-start: 'fixd' is not a start spec; use empty, fill:J .* or fixed" -- run supermarket --start fixd -r 2
 STORQ_CHECKPOINT_INTERVAL=abc expect 2 "STORQ_CHECKPOINT_INTERVAL: 'abc' is not a number of seconds" -- run supermarket "${ok[@]}"
 STORQ_PROGRESS_INTERVAL=-1 expect 2 "STORQ_PROGRESS_INTERVAL: '-1' is not a number of seconds" -- run supermarket "${ok[@]}"
 STORQ_MEMORY_LIMIT=0x10G expect 2 "STORQ_MEMORY_LIMIT: '0x10G' is not a size" -- run supermarket "${ok[@]}"

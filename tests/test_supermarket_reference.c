@@ -90,8 +90,6 @@ static long start_counts(const config *cf, long *N, long maxdepth)
     for (long i = 0; i < maxdepth; i++)
         N[i] = 0;
     N[0] = cf->n;
-    if (!cf->transient)
-        return 0;
     if (cf->fill > 0) {
         for (long i = 1; i <= cf->fill; i++)
             N[i] = cf->n;
@@ -285,6 +283,12 @@ static void ref_servers(const config *cf, const storq_stream_key *key, result *r
             if (s < startN[i])
                 l++;
         q[s] = l;
+        if (!cf->transient && l > 0) { /* steady: the start's tasks, of no job */
+            fcap[s] = 2 * l;
+            fifo[s] = malloc((size_t)fcap[s] * sizeof(rtask));
+            for (long j = 0; j < l; j++)
+                fifo[s][j] = (rtask){0.0, -1};
+        }
     }
     for (long s = 0; s < n; s++) {
         if (q[s] > 0) {
@@ -711,9 +715,9 @@ static void config_params(const config *cf, storq_params *p)
     set_param(p, "grid", b);
     snprintf(b, sizeof b, "%ld", cf->levels);
     set_param(p, "levels", b);
-    if (cf->transient && cf->fill > 0) {
+    if (cf->fill > 0) {
         snprintf(b, sizeof b, "fill:%d", cf->fill);
-    } else if (cf->transient && cf->nu > 0) {
+    } else if (cf->nu > 0) {
         int m = snprintf(b, sizeof b, "u:");
         for (int i = 0; i < cf->nu; i++)
             m += snprintf(b + m, sizeof b - (size_t)m, "%s%.17g", i ? "," : "", cf->ufrac[i]);
@@ -919,8 +923,12 @@ int main(void)
                 cf.levels = 12;
                 cf.horizon = 5;
                 cf.grid = 25;
-                /* steady, servers */
+                /* steady, servers: from empty, then from a start */
                 run_case(&cf, si * 10 + vi);
+                cf.fill = (int)(si % 3 == 2) * 4;
+                cf.ufrac = si % 3 == 0 ? u3 : si % 3 == 1 ? u2 : NULL;
+                cf.nu = si % 3 == 0 ? 3 : si % 3 == 1 ? 2 : 0;
+                run_case(&cf, si * 10 + vi + 4000);
                 /* transient, servers, three starts in turn */
                 cf.transient = 1;
                 cf.fill = (int)(si % 3 == 0) * 2;
@@ -935,6 +943,10 @@ int main(void)
                 if (vi == 0 || vi == 3) {
                     cf.counts = 1;
                     run_case(&cf, si * 10 + vi + 2000);
+                    cf.fill = si % 2 ? 0 : 5; /* steady from a start */
+                    cf.ufrac = si % 2 ? u2 : NULL;
+                    cf.nu = si % 2 ? 2 : 0;
+                    run_case(&cf, si * 10 + vi + 5000);
                     cf.transient = 1;
                     cf.fill = si % 2 ? 3 : 0;
                     cf.ufrac = si % 2 ? NULL : u3;

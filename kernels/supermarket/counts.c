@@ -409,7 +409,7 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
         s.aql = storq_record_hist(rec, c->id_aql);
 
     int rc = 0;
-    if (!steady && c->start_depth > 0) {
+    if (c->start_depth > 0) { /* the start's tasks belong to no job */
         if (storq_smk_occ_grow(&s.o, c->start_depth + 1)) {
             rc = -1;
         } else {

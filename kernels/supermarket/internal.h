@@ -34,7 +34,7 @@ typedef struct smk_ctx {
     double horizon;
     size_t grid;       /* intervals: grid + 1 recording times */
     size_t levels;     /* occupancy levels 0..levels-1 reported */
-    /* initial state (transient): start_N[i] = servers with >= i tasks, i = 0..start_depth
+    /* initial state (either mode): start_N[i] = servers with >= i tasks, i = 0..start_depth
      * (start_N[0] = n, start_N[start_depth] > 0 unless start_depth = 0) */
     uint64_t *start_N;
     size_t start_depth;
@@ -128,10 +128,11 @@ void storq_smk_occ_results(const smk_occ *o, double T, size_t levels, double *u,
 void storq_smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *scratch,
                   unsigned *chosen);
 
-/* ---- start specs: "empty", "fill:J", "u:U1,U2,..." ----
- * Fills N[i] (servers with >= i tasks, i = 0..*depth) and *depth; usage error naming --start. */
-int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *depth,
-                          storq_error *err);
+/* ---- start specs: "empty", "fill:J", "u:U1,U2,...", "fixed" ----
+ * Fills N[i] (servers with >= i tasks, i = 0..*depth) and *depth; usage error naming --start.
+ * "fixed" is the mean-field fixed point of (L, k, load), which needs load < 1. */
+int storq_smk_parse_start(const char *spec, uint64_t n, unsigned L, unsigned k, double load,
+                          uint64_t **N, size_t *depth, storq_error *err);
 
 /* ---- engines ---- */
 
@@ -144,10 +145,10 @@ int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **N, size_t *de
 
 typedef struct smk_mem_stats {
     size_t bytes_servers; /* per-server arrays (records, busy list or heap) */
-    size_t bytes_tasks;   /* task-node pool (servers engine: overflow tasks) at its peak capacity */
+    size_t bytes_tasks;   /* servers engine: the arena of waiting tasks at its peak capacity */
     size_t bytes_jobs;    /* job pool at its peak capacity */
     size_t bytes_levels;  /* occupancy arrays */
-    size_t peak_tasks, peak_jobs;
+    size_t peak_tasks, peak_jobs; /* arena slots in blocks, jobs in system: their peaks */
 } smk_mem_stats;
 
 int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,

@@ -2,6 +2,7 @@
  * k-shortest selection and the start specs. */
 #include "number.h"
 #include "internal.h"
+#include "meanfield.h"
 
 #include <errno.h>
 #include <math.h>
@@ -220,11 +221,46 @@ void storq_smk_select_k(const uint64_t *len, unsigned L, unsigned k, uint64_t *s
 
 #define SMK_START_MAX_DEPTH 1000000
 
-int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t *depth,
-                          storq_error *err)
+/* The start at the mean-field fixed point of (L, k, load): N_i = n u_i rounded to the nearest
+ * whole number of servers (halves up, as u: does), down to the first level where that is 0. */
+static int start_fixed(uint64_t n, unsigned L, unsigned k, double load, uint64_t **Nout,
+                       size_t *depth, storq_error *err)
+{
+    if (!(load < 1.0))
+        return storq_fail(err, STORQ_ERR_USAGE,
+                          "--start: 'fixed' is the mean-field fixed point, which exists only at a "
+                          "per-server load below 1 (here %g)",
+                          load);
+    size_t levels = storq_sm_auto_levels((int)L, (int)k, load, 0.25 / (double)n,
+                                         SMK_START_MAX_DEPTH);
+    double *u = malloc(sizeof *u * levels);
+    uint64_t *N = malloc(sizeof *N * levels);
+    if (!u || !N) {
+        free(u);
+        free(N);
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    storq_sm_fixed_point((int)L, (int)k, load, levels, u);
+    size_t m = 0;
+    N[0] = n;
+    for (size_t i = 1; i < levels; i++) {
+        N[i] = (uint64_t)floor((double)n * u[i] + 0.5);
+        if (N[i] > 0)
+            m = i;
+    }
+    free(u);
+    *Nout = N;
+    *depth = m;
+    return STORQ_OK;
+}
+
+int storq_smk_parse_start(const char *spec, uint64_t n, unsigned L, unsigned k, double load,
+                          uint64_t **Nout, size_t *depth, storq_error *err)
 {
     *Nout = NULL;
     *depth = 0;
+    if (strcmp(spec, "fixed") == 0)
+        return start_fixed(n, L, k, load, Nout, depth, err);
     if (strcmp(spec, "empty") == 0) {
         uint64_t *N = malloc(sizeof *N);
         if (!N)
@@ -302,7 +338,8 @@ int storq_smk_parse_start(const char *spec, uint64_t n, uint64_t **Nout, size_t 
     }
     return storq_fail(err, STORQ_ERR_USAGE,
                       "--start: '%s' is not a start spec; use empty, fill:J (every queue holds J "
-                      "tasks) or u:U1,U2,... (fraction of queues with at least i tasks)",
+                      "tasks), u:U1,U2,... (fraction of queues with at least i tasks) or fixed "
+                      "(the mean-field fixed point)",
                       spec);
 }
 

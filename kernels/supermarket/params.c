@@ -52,8 +52,9 @@ static const storq_param_def smk_params[] = {
      .unit = "intervals",
      .doc = "u(t) recorded at t_j = j horizon / grid, j = 0..grid (transient mode)"},
     {.name = "start", .type = STORQ_PARAM_STRING, .def = "empty", .unit = "",
-     .doc = "initial state of transient runs: empty, fill:J (every queue holds J tasks) or "
-            "u:U1,U2,... (fraction of queues with at least i tasks)"},
+     .doc = "initial state (steady runs warm up from it): empty, fill:J (every queue holds J "
+            "tasks), u:U1,U2,... (fraction of queues with at least i tasks) or fixed (the "
+            "mean-field fixed point, load < 1)"},
     {.name = "levels", .type = STORQ_PARAM_INT, .def = "0", .min = 0, .max = 100000,
      .unit = "levels",
      .doc = "occupancy levels 0..levels-1 reported; 0 = auto (until the fixed point falls below "
@@ -139,6 +140,11 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
                         c->service.spec);
         goto fail;
     }
+    /* before the stability warning: a bad start is one message */
+    rc = storq_smk_parse_start(start, c->n, c->L, c->k, c->load, &c->start_N, &c->start_depth,
+                               err);
+    if (rc)
+        goto fail;
     if (c->mode == SMK_MODE_STEADY && c->load >= 1.0) {
         double cap = 1.0 / ((double)c->k * (c->service_exp ? 1.0 / c->mu : c->service.mean));
         if (!p->allow_unstable) {
@@ -153,17 +159,6 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
         storq_warn("supermarket: --lambda %g gives a per-server load %g >= capacity 1; queues grow "
                    "without bound and the steady-state figures mean nothing (--allow-unstable)",
                    c->lambda, c->load);
-    }
-    if (c->mode == SMK_MODE_TRANSIENT) {
-        rc = storq_smk_parse_start(start, c->n, &c->start_N, &c->start_depth, err);
-        if (rc)
-            goto fail;
-    } else if (strcmp(start, "empty") != 0) {
-        rc = storq_fail(err, STORQ_ERR_USAGE,
-                        "--start: '%s' applies to --mode transient only; steady runs always "
-                        "start empty",
-                        start);
-        goto fail;
     }
     if (levels == 0) {
         /* at a load >= 1 there is no fixed point to size the levels by: 64 (set --levels to see

@@ -25,6 +25,7 @@
  * Exponential variates (inter-arrival times, the E above) are drawn in batches of XBATCH, away
  * from the event loop (same values, same order). */
 #include "servers_state.h"
+#include "meanfield.h"
 #include "memory.h"
 #include "stop.h"
 
@@ -72,24 +73,36 @@ typedef struct hists {
     storq_hist aql, soj, dly;
 } hists;
 
-/* One task of job slot jb (NONE: unmeasured) joins server s at time t. */
-static ALWAYS_INLINE int enqueue(sim *m, hists *H, uint32_t s, double t, int measured, uint32_t jb,
+/* Task x joins server s at time t (measured: it arrived in the window). */
+static ALWAYS_INLINE int enqueue(sim *m, hists *H, uint32_t s, double t, int measured, task x,
                                  const int ex, const int tr)
 {
-    hdr *h = hdr_of(m, s, tr);
-    uint32_t l = h->len; /* a server chosen twice (with replacement) sees its first task */
+    uint32_t l = len_of(m, s, tr); /* a server chosen twice (with replacement) sees its first task */
     if (measured)
         storq_hist_add(&H->aql, (double)l);
     if (tr) {
         srv *p = srv_of(m, s);
         if (l < SMK_INLINE) {
-            p->t[l] = t;
-            p->job[l] = jb;
-        } else if (overflow_push(m, p, l, t, jb)) {
-            return -1;
+            p->q[l] = x;
+        } else {
+            uint32_t j = l - SMK_INLINE; /* tasks in the block */
+            if (j == 0 && m->afree[0] != NONE) { /* a recycled class-0 block */
+                uint32_t b = m->afree[0];
+                m->afree[0] = (uint32_t)m->arena[b].job;
+                p->blk = b;
+                p->lc &= LEN_MASK;
+                if (++m->alive > m->apeak)
+                    m->apeak = m->alive;
+            } else if (j == 0 || j == 1u << (p->lc >> LEN_BITS)) {
+                if (l == LEN_MASK || block_make_room(m, p, j))
+                    return -1;
+            }
+            m->arena[p->blk + j] = x;
         }
+        p->lc++; /* the length, in the low bits */
+    } else {
+        ((uint32_t *)m->base)[s] = l + 1;
     }
-    h->len = l + 1;
     if (smk_occ_up(&m->occ, (size_t)l + 1, t))
         return -1;
     maybe_busy(m, s, l, t, ex);
@@ -105,19 +118,19 @@ static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const 
     if (k1) {
         /* the k = 1 case of storq_smk_select_k: the first entry of least length */
         uint32_t best = (uint32_t)samp[0];
-        uint32_t lbest = hdr_of(m, best, tr)->len;
+        uint32_t lbest = len_of(m, best, tr);
         for (unsigned j = 1; j < L; j++) {
             uint32_t s = (uint32_t)samp[j];
-            uint32_t l = hdr_of(m, s, tr)->len;
+            uint32_t l = len_of(m, s, tr);
             if (l < lbest) {
                 best = s;
                 lbest = l;
             }
         }
-        return enqueue(m, H, best, t, measured, measured ? SINGLE : NONE, ex, tr);
+        return enqueue(m, H, best, t, measured, (task){.t = measured ? t : -1.0}, ex, tr);
     }
     for (unsigned j = 0; j < L; j++)
-        lens[j] = hdr_of(m, (uint32_t)samp[j], tr)->len;
+        lens[j] = len_of(m, (uint32_t)samp[j], tr);
     storq_smk_select_k(lens, L, k, scratch, chosen);
 
     uint32_t jb = NONE;
@@ -128,7 +141,7 @@ static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const 
         m->jobs[jb].remaining = k;
     }
     for (unsigned e = 0; e < k; e++)
-        if (enqueue(m, H, (uint32_t)samp[chosen[e]], t, measured, jb, ex, tr))
+        if (enqueue(m, H, (uint32_t)samp[chosen[e]], t, measured, (task){.job = jb}, ex, tr))
             return -1;
     return 0;
 }
@@ -138,7 +151,7 @@ static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const 
 static ALWAYS_INLINE void draw_cand(sim *m, unsigned i, const int tr)
 {
     m->cand[i] = (uint32_t)storq_rng_below(&m->pick, m->n);
-    __builtin_prefetch(hdr_of(m, m->cand[i], tr), 1);
+    __builtin_prefetch(record_of(m, m->cand[i], tr), 1);
 }
 
 /* Exponential service, after the initial state and after an arrival: enter rejection mode once
@@ -160,20 +173,20 @@ static ALWAYS_INLINE void mode_after_departure(sim *m, const int tr)
     if (m->rmode && UNLIKELY(4 * (uint64_t)m->B < m->n)) {
         uint32_t j = 0;
         for (uint32_t s = 0; s < m->n; s++)
-            if (hdr_of(m, s, tr)->len > 0)
+            if (len_of(m, s, tr) > 0)
                 m->busy[j++] = s;
         m->rmode = 0;
     }
 }
 
-/* A measured task of job slot jb, arrived at ta, ends its service at t. */
+/* A measured task, arrived at ta (of job slot jb, or NONE if k = 1), ends its service at t. */
 static ALWAYS_INLINE void task_done(sim *m, hists *H, double t, double ta, uint32_t jb)
 {
     double soj = t - ta;
     storq_hist_add(&H->soj, soj);
     m->soj_sum += soj;
     m->soj_count++;
-    if (jb == SINGLE) {
+    if (jb == NONE) {
         if (!m->dly_is_soj) {
             storq_hist_add(&H->dly, soj);
             m->dly_sum += soj;
@@ -182,9 +195,8 @@ static ALWAYS_INLINE void task_done(sim *m, hists *H, double t, double ta, uint3
         m->measured_left--;
     } else if (--m->jobs[jb].remaining == 0) {
         job *J = &m->jobs[jb];
-        double d = t - J->t;
-        storq_hist_add(&H->dly, d);
-        m->dly_sum += d;
+        storq_hist_add(&H->dly, soj); /* its last task: the job's delay is this sojourn */
+        m->dly_sum += soj;
         m->dly_count++;
         m->measured_left--;
         J->remaining = m->jfree;
@@ -193,14 +205,37 @@ static ALWAYS_INLINE void task_done(sim *m, hists *H, double t, double ta, uint3
     }
 }
 
-static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const int tr)
+/* The task in service at p, which holds l >= 1 tasks, leaves; the others move up one slot. */
+static ALWAYS_INLINE task dequeue(sim *m, srv *p, uint32_t l)
+{
+    task x = p->q[0];
+    task q1 = p->q[1], q2 = p->q[2]; /* loads first: no memmove call, no branch on l */
+    p->q[0] = q1;
+    p->q[1] = q2;
+    if (UNLIKELY(l > SMK_INLINE)) { /* the block's first task moves into the record */
+        uint32_t j = l - SMK_INLINE;
+        task *b = &m->arena[p->blk];
+        p->q[SMK_INLINE - 1] = b[0];
+        if (j == 1) { /* the block is empty: given back */
+            block_free(m, p->blk, p->lc >> LEN_BITS);
+            p->lc &= LEN_MASK;
+        } else {
+            for (uint32_t i = 1; i < j; i++)
+                b[i - 1] = b[i];
+        }
+    }
+    p->lc--;
+    return x;
+}
+
+static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const int tr,
+                                 const int k1)
 {
     const smk_ctx *c = m->c;
-    uint32_t s, idx = 0;
-    hdr *h;
+    uint32_t s, l, idx = 0;
     if (!ex) {
         s = m->heap[0].s;
-        h = hdr_of(m, s, tr);
+        l = len_of(m, s, tr);
     } else if (m->rmode) {
         /* uniform servers, rejected while idle: uniform over the busy ones. Each candidate
          * taken from the head of the FIFO is replaced at its tail by a new draw. The candidates
@@ -210,38 +245,27 @@ static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const
             s = m->cand[i];
             draw_cand(m, i, tr);
             m->ch = (i + 1) % SMK_CANDIDATES;
-            h = hdr_of(m, s, tr);
-        } while (h->len == 0);
+            l = len_of(m, s, tr);
+        } while (l == 0);
     } else {
         idx = (uint32_t)storq_rng_below(&m->pick, m->B);
         s = m->busy[idx];
-        h = hdr_of(m, s, tr);
+        l = len_of(m, s, tr);
     }
-    uint32_t l = h->len;
 
     if (tr) {
-        srv *p = srv_of(m, s);
-        double ta = p->t[0];
-        uint32_t jb = p->job[0];
-        /* the inline tasks move up one slot (loads first, so that no memmove is called) */
-        double tt[SMK_INLINE - 1];
-        uint32_t jj[SMK_INLINE - 1];
-        for (int i = 0; i < SMK_INLINE - 1; i++) {
-            tt[i] = p->t[i + 1];
-            jj[i] = p->job[i + 1];
+        task x = dequeue(m, srv_of(m, s), l);
+        if (k1) {
+            if (x.t >= 0.0) /* measured */
+                task_done(m, H, t, x.t, NONE);
+        } else if (x.job != NONE) {
+            task_done(m, H, t, m->jobs[x.job].t, (uint32_t)x.job);
         }
-        for (int i = 0; i < SMK_INLINE - 1; i++) {
-            p->t[i] = tt[i];
-            p->job[i] = jj[i];
-        }
-        if (UNLIKELY(l > SMK_INLINE))
-            overflow_pop(m, p);
-        if (jb != NONE)
-            task_done(m, H, t, ta, jb);
+    } else {
+        ((uint32_t *)m->base)[s] = l - 1;
     }
 
     smk_occ_down(&m->occ, l, t);
-    h->len = l - 1;
     if (ex) {
         m->B -= l == 1;
         if (!m->rmode && l == 1)
@@ -249,7 +273,7 @@ static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const
     } else if (l == 1) {
         hitem last = m->heap[--m->H];
         if (m->H > 0) {
-            hset(m, 0, last);
+            m->heap[0] = last;
             heap_down(m, 0);
         }
     } else {
@@ -276,7 +300,7 @@ static ALWAYS_INLINE void draw_sample(const sim *m, storq_rng *rout, uint64_t *s
         storq_rng_sample_distinct_fast(rout, m->n, L, samp);
     }
     for (unsigned j = 0; j < L; j++)
-        __builtin_prefetch(hdr_of(m, (uint32_t)samp[j], tr), 1);
+        __builtin_prefetch(record_of(m, (uint32_t)samp[j], tr), 1);
 }
 
 /* ---- the event loop ---- */
@@ -389,7 +413,7 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
                 td_same = t + E / (mu * (double)Bold);
                 td_less = t + E / (mu * (double)(Bold - 1)); /* unused if Bold = 1 */
             }
-            depart(m, &H, t, ex, tr);
+            depart(m, &H, t, ex, tr, k1);
             if (ex) {
                 mode_after_departure(m, tr);
                 if (UNLIKELY(m->B == 0)) {
@@ -492,11 +516,71 @@ static void hist_copy(storq_hist *to, const storq_hist *from)
     *to->max = *from->max;
 }
 
+/* Entries of the busy list (exponential service): it is only kept while 2B < n, so B < n/2 before
+ * an arrival and at most k more after it (a start with 2B >= n fills none: the run begins in
+ * rejection mode). */
+static size_t busy_entries(const smk_ctx *c)
+{
+    size_t most = c->n / 2 + c->k + 1;
+    return most < c->n ? most : c->n;
+}
+
+/* Arena slots a steady run is expected to take: n sum_{i > SMK_INLINE} u_i tasks past the
+ * records at the mean-field fixed point (as if the service were exponential), times ARENA_SLACK
+ * for the power-of-two blocks and for blocks kept at their largest until they empty (measured:
+ * 1.2x at JSQ(2), lambda = 0.9; 1.4x at L = 1, lambda = 0.9). At a load >= 1 (no fixed point) the
+ * queues grow without bound and nothing is stated. */
+#define ARENA_SLACK 2.0
+static double arena_slots_expected(const smk_ctx *c)
+{
+    if (c->mode != SMK_MODE_STEADY || c->load >= 1.0)
+        return 0.0;
+    size_t levels = storq_sm_auto_levels((int)c->L, (int)c->k, c->load, 1e-12, 100000);
+    double *u = malloc(sizeof *u * levels), past = 0.0;
+    if (!u)
+        return 0.0;
+    storq_sm_fixed_point((int)c->L, (int)c->k, c->load, levels, u);
+    for (size_t i = SMK_INLINE + 1; i < levels; i++)
+        past += u[i];
+    free(u);
+    return ARENA_SLACK * past * (double)c->n;
+}
+
+/* Steady mode, the initial state: server p holds l tasks of no job (not measured), those past
+ * the record in a block of the least class that holds them. */
+static int start_fill(sim *m, srv *p, uint32_t l)
+{
+    const task none = m->c->k == 1 ? (task){.t = -1.0} : (task){.job = NONE};
+    if (l > LEN_MASK)
+        return -1;
+    for (uint32_t j = 0; j < l && j < SMK_INLINE; j++)
+        p->q[j] = none;
+    p->lc = l;
+    if (l > SMK_INLINE) {
+        uint32_t past = l - SMK_INLINE, b;
+        unsigned c = 0;
+        while ((1u << c) < past)
+            c++;
+        if (c > MAX_CLASS || block_alloc(m, c, &b))
+            return -1;
+        for (uint32_t j = 0; j < past; j++)
+            m->arena[b + j] = none;
+        p->blk = b;
+        p->lc |= (uint32_t)c << LEN_BITS;
+    }
+    return 0;
+}
+
 size_t storq_smk_servers_bytes(const smk_ctx *c)
 {
-    const size_t record = c->mode == SMK_MODE_STEADY ? sizeof(srv) : sizeof(hdr);
-    const size_t order = c->service_exp ? sizeof(uint32_t) : sizeof(hitem); /* busy list, heap */
-    return storq_bytes_add(storq_bytes_mul(c->n, record + order), 64); /* + cache-line alignment */
+    const size_t record = c->mode == SMK_MODE_STEADY ? sizeof(srv) : sizeof(uint32_t);
+    size_t bytes = storq_big_array_bytes(storq_bytes_mul(c->n, record)); /* huge-page rounding */
+    if (c->service_exp)
+        bytes = storq_bytes_add(bytes, storq_bytes_mul(busy_entries(c), sizeof(uint32_t)));
+    else
+        bytes = storq_bytes_add(bytes, storq_bytes_mul(c->n, sizeof(hitem)));
+    double arena = arena_slots_expected(c) * (double)sizeof(task);
+    return storq_bytes_add(bytes, arena < (double)SIZE_MAX / 2 ? (size_t)arena : SIZE_MAX / 2);
 }
 
 int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
@@ -506,18 +590,21 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
     memset(&m, 0, sizeof m);
     m.c = c;
     m.n = (uint32_t)c->n;
-    m.nfree = m.jfree = NONE;
+    m.jfree = NONE;
+    for (unsigned i = 0; i <= MAX_CLASS; i++)
+        m.afree[i] = NONE;
     m.track = c->mode == SMK_MODE_STEADY;
     size_t n = m.n;
     unsigned L = c->L;
-    size_t rsize = m.track ? sizeof(srv) : sizeof(hdr);
+    size_t rsize = m.track ? sizeof(srv) : sizeof(uint32_t);
 
     uint64_t *buf = malloc(sizeof *buf * (RING + 2) * L);
     unsigned *chosen = malloc(sizeof *chosen * c->k);
-    /* zeroed (every queue empty); steady records aligned to a cache line */
-    m.base = records_alloc(&m, n * rsize);
+    /* zeroed (every queue empty), aligned to a cache line (a record never straddles two), in
+     * huge pages when large (a random server then rarely costs a TLB miss) */
+    m.base = storq_big_array_zeroed(n * rsize);
     if (c->service_exp)
-        m.busy = malloc(n * sizeof *m.busy);
+        m.busy = malloc(busy_entries(c) * sizeof *m.busy);
     else
         m.heap = malloc(n * sizeof *m.heap);
     int bad = !buf || !chosen || !m.base || (c->service_exp ? !m.busy : !m.heap);
@@ -541,28 +628,35 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
         m.dly_is_soj = c->k == 1 && hist_same(&m.soj, &m.dly);
     }
 
-    /* initial state (transient; steady runs start empty): server s holds #{i >= 1 : s < N_i}
-     * tasks; busy servers enter the busy list (or draw their service) in server order */
-    if (c->mode == SMK_MODE_TRANSIENT && c->start_depth > 0) {
+    /* initial state: server s holds #{i >= 1 : s < N_i} tasks, which belong to no job (not
+     * measured); busy servers enter the busy list (or draw their service) in server order */
+    if (c->start_depth > 0) {
         size_t i = c->start_depth;
         if (storq_smk_occ_grow(&m.occ, i + 1))
             goto oom;
         for (size_t s = 0; s < n; s++) {
             while (i > 0 && c->start_N[i] <= s)
                 i--;
-            hdr_of(&m, (uint32_t)s, 0)->len = (uint32_t)i;
+            if (m.track ? start_fill(&m, srv_of(&m, (uint32_t)s), (uint32_t)i) : 0)
+                goto oom;
+            if (!m.track)
+                ((uint32_t *)m.base)[s] = (uint32_t)i;
         }
         for (size_t j = 1; j <= c->start_depth; j++) {
             m.occ.N[j] = c->start_N[j];
             m.occ.Q += c->start_N[j];
         }
         m.occ.depth = c->start_depth + 1;
+        /* with 2B >= n the loop starts in rejection mode, which keeps no list */
+        const int list = 2 * c->start_N[1] < c->n;
         for (size_t s = 0; s < n; s++) {
-            if (hdr_of(&m, (uint32_t)s, 0)->len == 0)
+            if (len_of(&m, (uint32_t)s, m.track) == 0)
                 continue;
-            if (c->service_exp) /* the next departure is drawn once the list is complete */
-                m.busy[m.B++] = (uint32_t)s;
-            else
+            if (c->service_exp) { /* the next departure is drawn once the list is complete */
+                if (list)
+                    m.busy[m.B] = (uint32_t)s;
+                m.B++;
+            } else
                 heap_push(&m, (uint32_t)s, storq_dist_sample(&c->service, &m.serv));
         }
     }
@@ -600,12 +694,12 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
     }
     rec->events = io.events;
     if (mem) {
-        mem->bytes_servers = n * rsize +
-                             (c->service_exp ? n * sizeof *m.busy : n * sizeof *m.heap);
-        mem->bytes_tasks = (size_t)m.ncap * sizeof(node);
+        mem->bytes_servers = n * rsize + (c->service_exp ? busy_entries(c) * sizeof *m.busy
+                                                         : n * sizeof *m.heap);
+        mem->bytes_tasks = (size_t)m.acap * sizeof(task);
         mem->bytes_jobs = (size_t)m.jcap * sizeof(job);
         mem->bytes_levels = m.occ.cap * (sizeof *m.occ.N + 4 * sizeof(double));
-        mem->peak_tasks = m.npeak;
+        mem->peak_tasks = m.apeak;
         mem->peak_jobs = m.jpeak;
     }
     free(buf);
@@ -617,7 +711,7 @@ oom:
     free(buf);
     free(chosen);
     sim_free(&m);
-    return STORQ_RUNTIME_FAIL(err, "out of memory (or more than 2^31 tasks in system) "
-                              "simulating %zu servers; --engine counts needs memory independent "
+    return STORQ_RUNTIME_FAIL(err, "out of memory (or more than 2^32 task slots in "
+                              "system, or 2^27 tasks at one server) simulating %zu servers; --engine counts needs memory independent "
                               "of n (exponential service)", n);
 }

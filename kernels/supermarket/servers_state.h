@@ -1,39 +1,49 @@
 /* `supermarket`, engine `servers`: the engine's state and the structures it is built from.
  * Included by servers.c only: the functions are static so that the event loop there inlines them.
  *
- * State per server, steady mode: one 64-byte record aligned to a cache line, so that touching a
- * server costs one cache line: queue length, heap position (non-exponential service), and its FIFO
- * of tasks -- the arrival times and job slots of the first SMK_INLINE tasks inline, the rest (rare
- * at the loads of interest) in a pooled singly linked overflow list whose head and tail the record
- * holds. Transient mode measures no sojourns and keeps no FIFO: 8-byte records (length, heap
- * position). Measured jobs of k >= 2 tasks live in a pool of their own (arrival time, tasks left);
- * a measured task of a k = 1 job carries a marker instead (its delay is its sojourn); warm-up tasks
- * carry no job. With non-exponential service the busy servers sit in an indexed binary min-heap
- * keyed by (completion time, server id), the id breaking exact ties so the order is total.
- * Memory: 64 bytes per server in steady mode, 8 in transient mode (+ 4 for the busy list or 16 for
- * the heap), 16 per overflow task in system and 16 per measured job in system (pools grow by
+ * State per server, steady mode: a 32-byte record (two per cache line, never straddling one): the
+ * queue length, the first SMK_INLINE tasks of its FIFO (the first in service) and where the rest
+ * are: in a block of 2^c task slots of the arena, c the block's class, kept in the record beside
+ * the length. A block is taken when task SMK_INLINE + 1 joins, moved to the next class when full,
+ * and given back when its last task moves into the record. At the loads of interest most queues
+ * are short (at JSQ(2), lambda = 0.9, a fifth of the servers hold more than SMK_INLINE tasks), so
+ * an event touches one cache line per server and the arena stays small.
+ * A task is 8 bytes: with k = 1 its arrival time, negative for a task of the warm-up (not
+ * measured; arrival times are >= 0); with k >= 2 its job's slot in the job pool (arrival time,
+ * tasks left), NONE for the warm-up's. Transient mode measures no sojourns: 4-byte records (the
+ * length). With non-exponential service the busy servers sit in a binary min-heap keyed by
+ * (completion time, server id), the id breaking exact ties so the order is total; only its root
+ * is ever removed, so no server records its position.
+ * Memory: 32 bytes per server in steady mode, 4 in transient mode, + 4 per entry of the busy list
+ * (n/2 + k entries: it is only kept while fewer than half the servers are busy) or 16 per server
+ * for the heap; 8 per slot of the arena and 16 per measured job in system (both grow by
  * doubling). */
 #ifndef STORQ_SUPERMARKET_SERVERS_STATE_H
 #define STORQ_SUPERMARKET_SERVERS_STATE_H
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "big_array.h"
 #include "internal.h"
 
 #define NONE UINT32_MAX
-#define SINGLE (UINT32_MAX - 1) /* a measured task of a job of k = 1 task: no job record needed */
-#define SMK_INLINE 4            /* tasks held in a server's own record */
-#define XBATCH 64               /* exponential variates drawn at a time */
+#define XBATCH 64 /* exponential variates drawn at a time */
+#define LEN_BITS 27 /* a steady record's length field; the class is in the bits above */
+#define LEN_MASK ((1u << LEN_BITS) - 1)
+#define SMK_INLINE 3 /* tasks held in a server's own record */
+#define MAX_CLASS 26 /* blocks of at most 2^26 slots: a queue is shorter than 2^27 */
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-typedef struct node {
-    double t;      /* arrival time of the task */
-    uint32_t job;  /* measured job's slot, or NONE */
-    uint32_t next; /* next task in the same overflow FIFO, or the free list */
-} node;
+/* A task: its arrival time (k = 1; negative: not measured) or its job's slot (k >= 2; NONE: not
+ * measured). Free arena blocks link through the first slot's job field. */
+typedef union task {
+    double t;
+    uint64_t job;
+} task;
 
 typedef struct job {
     double t;           /* arrival time */
@@ -41,23 +51,15 @@ typedef struct job {
     uint32_t pad_;
 } job;
 
-/* Queue length and position in the heap (non-exponential service; unused otherwise): the whole
- * record in transient mode, the start of one in steady mode. */
-typedef struct hdr {
-    uint32_t len; /* the task in service included */
-    uint32_t pos;
-} hdr;
-
-/* A server in steady mode: one cache line. Its FIFO: tasks 0..min(len, SMK_INLINE)-1 (the first is
- * in service) in t[] and job[]; tasks SMK_INLINE..len-1 in the overflow list ovh -> .. -> ovt. */
+/* A server in steady mode. Its FIFO: q[0 .. min(len, SMK_INLINE) - 1] (q[0] in service), then
+ * arena[blk .. blk + len - SMK_INLINE - 1]. */
 typedef struct srv {
-    hdr h;
-    uint32_t ovh, ovt;
-    double t[SMK_INLINE];
-    uint32_t job[SMK_INLINE];
+    uint32_t lc;  /* length (low LEN_BITS bits) and block class (the bits above) */
+    uint32_t blk; /* the block's first slot, while len > SMK_INLINE */
+    task q[SMK_INLINE];
 } srv;
 
-_Static_assert(sizeof(srv) == 64, "a server record is one cache line");
+_Static_assert(sizeof(srv) == 32, "two server records per cache line");
 
 typedef struct hitem {
     double t;
@@ -67,8 +69,7 @@ typedef struct hitem {
 typedef struct sim {
     const smk_ctx *c;
     uint32_t n;
-    void *raw;           /* allocation of the records */
-    unsigned char *base; /* records: srv (steady, 64-byte aligned) or hdr (transient) */
+    unsigned char *base; /* records: srv (steady) or the lengths (transient); storq_big_array */
     uint32_t *busy;
     uint32_t B;
     /* exponential service: busy[0..B) is kept in list mode (rmode = 0); in rejection mode the
@@ -79,8 +80,9 @@ typedef struct sim {
     double Eidle; /* the standard exponential waiting for the end of an idle period (B = 0) */
     hitem *heap;
     uint32_t H;
-    node *nodes;
-    uint32_t ncap, nused, nfree, nlive, npeak;
+    task *arena;                /* blocks of waiting tasks (steady mode) */
+    uint64_t acap, aused, alive, apeak; /* slots: allocated, ever handed out, in blocks, peak */
+    uint32_t afree[MAX_CLASS + 1]; /* free blocks of each class (linked), or NONE */
     job *jobs;
     uint32_t jcap, jused, jfree, jlive, jpeak;
     smk_occ occ;
@@ -96,15 +98,21 @@ typedef struct sim {
     uint64_t soj_count, dly_count, measured_left;
 } sim;
 
-/* The header of server s; tr = m->track (a constant in the specialised loops). */
-static ALWAYS_INLINE hdr *hdr_of(const sim *m, uint32_t s, const int tr)
-{
-    return tr ? &((srv *)m->base)[s].h : &((hdr *)m->base)[s];
-}
-
 static ALWAYS_INLINE srv *srv_of(const sim *m, uint32_t s)
 {
     return &((srv *)m->base)[s];
+}
+
+/* The queue length of server s; tr = m->track (a constant in the specialised loops). */
+static ALWAYS_INLINE uint32_t len_of(const sim *m, uint32_t s, const int tr)
+{
+    return tr ? srv_of(m, s)->lc & LEN_MASK : ((const uint32_t *)m->base)[s];
+}
+
+/* Where server s's record starts (to prefetch it). */
+static ALWAYS_INLINE const void *record_of(const sim *m, uint32_t s, const int tr)
+{
+    return tr ? (const void *)srv_of(m, s) : (const void *)((const uint32_t *)m->base + s);
 }
 
 /* ---- heap of busy servers (non-exponential service) ---- */
@@ -114,12 +122,6 @@ static inline int hless(const hitem *a, const hitem *b)
     return a->t < b->t || (a->t == b->t && a->s < b->s);
 }
 
-static inline void hset(sim *m, uint32_t i, hitem x)
-{
-    m->heap[i] = x;
-    hdr_of(m, x.s, m->track)->pos = i;
-}
-
 static void heap_up(sim *m, uint32_t i)
 {
     hitem x = m->heap[i];
@@ -127,10 +129,10 @@ static void heap_up(sim *m, uint32_t i)
         uint32_t p = (i - 1) / 2;
         if (!hless(&x, &m->heap[p]))
             break;
-        hset(m, i, m->heap[p]);
+        m->heap[i] = m->heap[p];
         i = p;
     }
-    hset(m, i, x);
+    m->heap[i] = x;
 }
 
 static void heap_down(sim *m, uint32_t i)
@@ -146,51 +148,20 @@ static void heap_down(sim *m, uint32_t i)
             ch = l + 1;
         if (!hless(&m->heap[ch], &x))
             break;
-        hset(m, i, m->heap[ch]);
+        m->heap[i] = m->heap[ch];
         i = ch;
     }
-    hset(m, i, x);
+    m->heap[i] = x;
 }
 
 static void heap_push(sim *m, uint32_t s, double t)
 {
     uint32_t i = m->H++;
     m->heap[i] = (hitem){t, s};
-    hdr_of(m, s, m->track)->pos = i;
     heap_up(m, i);
 }
 
 /* ---- pools ---- */
-
-static int node_grow(sim *m)
-{
-    if (m->ncap >= NONE / 2)
-        return -1;
-    uint32_t cap = m->ncap ? 2 * m->ncap : 1024;
-    node *p = realloc(m->nodes, sizeof *p * cap);
-    if (!p)
-        return -1;
-    m->nodes = p;
-    m->ncap = cap;
-    return 0;
-}
-
-static inline int node_alloc(sim *m, uint32_t *out)
-{
-    uint32_t i;
-    if (m->nfree != NONE) {
-        i = m->nfree;
-        m->nfree = m->nodes[i].next;
-    } else {
-        if (m->nused == m->ncap && node_grow(m))
-            return -1;
-        i = m->nused++;
-    }
-    if (++m->nlive > m->npeak)
-        m->npeak = m->nlive;
-    *out = i;
-    return 0;
-}
 
 static int job_alloc(sim *m, uint32_t *out)
 {
@@ -217,51 +188,73 @@ static int job_alloc(sim *m, uint32_t *out)
     return 0;
 }
 
-/* Append a task to the overflow FIFO of a server already holding l >= SMK_INLINE tasks. */
-static __attribute__((noinline)) int overflow_push(sim *m, srv *p, uint32_t l, double t,
-                                                   uint32_t jb)
+/* A block of 2^c slots: the last one freed of its class (likely still in cache), else fresh
+ * slots at the end of the arena, which grows by doubling. */
+static inline int block_alloc(sim *m, unsigned c, uint32_t *out)
 {
-    uint32_t x;
-    if (node_alloc(m, &x))
-        return -1;
-    m->nodes[x].t = t;
-    m->nodes[x].job = jb;
-    m->nodes[x].next = NONE;
-    if (l == SMK_INLINE)
-        p->ovh = x;
-    else
-        m->nodes[p->ovt].next = x;
-    p->ovt = x;
+    uint32_t b = m->afree[c];
+    if (b != NONE) {
+        m->afree[c] = (uint32_t)m->arena[b].job;
+    } else {
+        uint64_t size = (uint64_t)1 << c;
+        if (m->aused + size > m->acap) {
+            uint64_t cap = m->acap ? 2 * m->acap : 4096;
+            while (cap < m->aused + size)
+                cap *= 2;
+            if (cap > NONE) /* slot numbers are 32-bit */
+                return -1;
+            task *p = realloc(m->arena, sizeof *p * cap);
+            if (!p)
+                return -1;
+            m->arena = p;
+            m->acap = cap;
+        }
+        b = (uint32_t)m->aused;
+        m->aused += size;
+    }
+    m->alive += (uint64_t)1 << c;
+    if (m->alive > m->apeak)
+        m->apeak = m->alive;
+    *out = b;
     return 0;
 }
 
-/* Move the head of the overflow FIFO into the last inline slot (the server held l > SMK_INLINE
- * tasks and its inline tasks have just moved up one slot). */
-static __attribute__((noinline)) void overflow_pop(sim *m, srv *p)
+static inline void block_free(sim *m, uint32_t b, unsigned c)
 {
-    uint32_t x = p->ovh;
-    node *nd = &m->nodes[x];
-    p->t[SMK_INLINE - 1] = nd->t;
-    p->job[SMK_INLINE - 1] = nd->job;
-    p->ovh = nd->next;
-    nd->next = m->nfree;
-    m->nfree = x;
-    m->nlive--;
+    m->arena[b].job = m->afree[c];
+    m->afree[c] = b;
+    m->alive -= (uint64_t)1 << c;
 }
 
-/* The server records, zeroed, aligned to a cache line. */
-static void *records_alloc(sim *m, size_t bytes)
+/* Server p, which holds SMK_INLINE + j tasks (j of them in its block), is about to take one more:
+ * a block for the first task past the record, or a block of the next class when it is full. The
+ * common case (a recycled class-0 block) is inlined by the caller; this is the rest. */
+static __attribute__((noinline)) int block_make_room(sim *m, srv *p, uint32_t j)
 {
-    m->raw = calloc(1, bytes + 64);
-    return m->raw ? (void *)(((uintptr_t)m->raw + 63) & ~(uintptr_t)63) : NULL;
+    unsigned c = p->lc >> LEN_BITS;
+    uint32_t b;
+    if (j == 0) {
+        if (block_alloc(m, 0, &b))
+            return -1;
+        p->blk = b;
+        p->lc &= LEN_MASK; /* class 0 */
+        return 0;
+    }
+    if (c == MAX_CLASS || block_alloc(m, c + 1, &b))
+        return -1;
+    memcpy(&m->arena[b], &m->arena[p->blk], sizeof(task) * j);
+    block_free(m, p->blk, c);
+    p->blk = b;
+    p->lc = (p->lc & LEN_MASK) | (uint32_t)(c + 1) << LEN_BITS;
+    return 0;
 }
 
 static void sim_free(sim *m)
 {
-    free(m->raw);
+    free(m->base);
     free(m->busy);
     free(m->heap);
-    free(m->nodes);
+    free(m->arena);
     free(m->jobs);
     storq_smk_occ_free(&m->occ);
 }
