@@ -9,7 +9,7 @@
 # usage: bench/bench_supermarket_rounds.sh BENCH RMF_TOOL_DIR [ROUNDS [CASES...]]
 #   BENCH: build/bench/bench_supermarket; RMF_TOOL_DIR: a clone of rmf_tool ("-" to skip it)
 #   default: 3 rounds; cases 1000 1000:without 100000 100000:without 1000000
-#   the n = 10^7 and 10^8 figures: ... 1 10000000 100000000 (minutes per round, 6.6 GB at 10^8)
+#   the n = 10^7 and 10^8 figures: ... 1 10000000 100000000 (n = 10^8: about 20 minutes, 3.5 GB)
 set -euo pipefail
 bench=$1; rmf=$2; rounds=${3:-3}; shift $(( $# < 3 ? $# : 3 ))
 cases=("$@"); [[ ${#cases[@]} -gt 0 ]] || cases=(1000 1000:without 100000 100000:without 1000000)

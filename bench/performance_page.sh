@@ -7,7 +7,7 @@
 # usage: bench/performance_page.sh BUILD_DIR OUT_DIR [RMF_TOOL_DIR]
 #   BUILD_DIR: a Release build (jobs/build.sh makes build/); OUT_DIR: where the logs go;
 #   RMF_TOOL_DIR: a clone of github.com/ngast/rmf_tool for the supermarket's peer column ("-" or
-#   absent: skipped). About 40 minutes, most of it the supermarket at n = 10^7 and 10^8.
+#   absent: skipped). About 30 minutes, most of it the supermarket at n = 10^8.
 set -euo pipefail
 build=$(realpath "$1"); out=$2; rmf=${3:--}
 here=$(cd "$(dirname "$0")" && pwd)
