@@ -24,7 +24,7 @@ for line in sys.stdin:
 for case in dict.fromkeys(k[0] for k in d):
     b, a = d[(case, "before")], d[(case, "after")]
     r = sorted(x / y for x, y in zip(a, b))
-    print("%s: servers before %.3g, after %.3g ev/s; after / before %.2f (%.2f-%.2f)"
+    print("%s servers before %.3g, after %.3g ev/s; after / before %.2f (%.2f-%.2f)"
           % (case, st.median(b), st.median(a), st.median(r), r[0], r[-1]))
 '
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -86,16 +86,12 @@ static ALWAYS_INLINE int enqueue(sim *m, hists *H, uint32_t s, double t, int mea
             p->q[l] = x;
         } else {
             uint32_t j = l - SMK_INLINE; /* tasks in the block */
-            if (j == 0 && m->afree[0] != NONE) { /* a recycled class-0 block */
-                uint32_t b = m->afree[0];
-                m->afree[0] = (uint32_t)m->arena[b].job;
-                p->blk = b;
-                p->lc &= LEN_MASK;
-                if (++m->alive > m->apeak)
-                    m->apeak = m->alive;
-            } else if (j == 0 || j == 1u << (p->lc >> LEN_BITS)) {
-                if (l == LEN_MASK || block_make_room(m, p, j))
+            if (j == 0) { /* the first task past the record: a class-0 block */
+                if (block_alloc(m, 0, &p->blk))
                     return -1;
+                p->lc &= LEN_MASK;
+            } else if (j == 1u << (p->lc >> LEN_BITS) && block_grow(m, p, j)) {
+                return -1;
             }
             m->arena[p->blk + j] = x;
         }
@@ -637,10 +633,10 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
         for (size_t s = 0; s < n; s++) {
             while (i > 0 && c->start_N[i] <= s)
                 i--;
-            if (m.track ? start_fill(&m, srv_of(&m, (uint32_t)s), (uint32_t)i) : 0)
-                goto oom;
             if (!m.track)
                 ((uint32_t *)m.base)[s] = (uint32_t)i;
+            else if (start_fill(&m, srv_of(&m, (uint32_t)s), (uint32_t)i))
+                goto oom;
         }
         for (size_t j = 1; j <= c->start_depth; j++) {
             m.occ.N[j] = c->start_N[j];
@@ -711,7 +707,8 @@ oom:
     free(buf);
     free(chosen);
     sim_free(&m);
-    return STORQ_RUNTIME_FAIL(err, "out of memory (or more than 2^32 task slots in "
-                              "system, or 2^27 tasks at one server) simulating %zu servers; --engine counts needs memory independent "
-                              "of n (exponential service)", n);
+    return STORQ_RUNTIME_FAIL(err, "out of memory (or more than 2^32 task slots in system, or "
+                              "2^26 tasks waiting at one server) simulating %zu servers; "
+                              "--engine counts needs memory independent of n (exponential "
+                              "service)", n);
 }

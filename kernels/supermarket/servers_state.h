@@ -188,8 +188,25 @@ static int job_alloc(sim *m, uint32_t *out)
     return 0;
 }
 
+/* Room for `size` more slots at the end of the arena, which grows by doubling (rare: out of
+ * line). */
+static __attribute__((noinline)) int arena_grow(sim *m, uint64_t size)
+{
+    uint64_t cap = m->acap ? 2 * m->acap : 4096;
+    while (cap < m->aused + size)
+        cap *= 2;
+    if (cap > NONE) /* slot numbers are 32-bit */
+        return -1;
+    task *p = realloc(m->arena, sizeof *p * cap);
+    if (!p)
+        return -1;
+    m->arena = p;
+    m->acap = cap;
+    return 0;
+}
+
 /* A block of 2^c slots: the last one freed of its class (likely still in cache), else fresh
- * slots at the end of the arena, which grows by doubling. */
+ * slots at the end of the arena. */
 static inline int block_alloc(sim *m, unsigned c, uint32_t *out)
 {
     uint32_t b = m->afree[c];
@@ -197,18 +214,8 @@ static inline int block_alloc(sim *m, unsigned c, uint32_t *out)
         m->afree[c] = (uint32_t)m->arena[b].job;
     } else {
         uint64_t size = (uint64_t)1 << c;
-        if (m->aused + size > m->acap) {
-            uint64_t cap = m->acap ? 2 * m->acap : 4096;
-            while (cap < m->aused + size)
-                cap *= 2;
-            if (cap > NONE) /* slot numbers are 32-bit */
-                return -1;
-            task *p = realloc(m->arena, sizeof *p * cap);
-            if (!p)
-                return -1;
-            m->arena = p;
-            m->acap = cap;
-        }
+        if (m->aused + size > m->acap && arena_grow(m, size))
+            return -1;
         b = (uint32_t)m->aused;
         m->aused += size;
     }
@@ -226,20 +233,13 @@ static inline void block_free(sim *m, uint32_t b, unsigned c)
     m->alive -= (uint64_t)1 << c;
 }
 
-/* Server p, which holds SMK_INLINE + j tasks (j of them in its block), is about to take one more:
- * a block for the first task past the record, or a block of the next class when it is full. The
- * common case (a recycled class-0 block) is inlined by the caller; this is the rest. */
-static __attribute__((noinline)) int block_make_room(sim *m, srv *p, uint32_t j)
+/* Server p's block is full with its j = 2^c tasks: they move to a block of the next class (rare:
+ * out of line). The class is capped, which caps a queue at SMK_INLINE + 2^MAX_CLASS < 2^LEN_BITS
+ * tasks. */
+static __attribute__((noinline)) int block_grow(sim *m, srv *p, uint32_t j)
 {
     unsigned c = p->lc >> LEN_BITS;
     uint32_t b;
-    if (j == 0) {
-        if (block_alloc(m, 0, &b))
-            return -1;
-        p->blk = b;
-        p->lc &= LEN_MASK; /* class 0 */
-        return 0;
-    }
     if (c == MAX_CLASS || block_alloc(m, c + 1, &b))
         return -1;
     memcpy(&m->arena[b], &m->arena[p->blk], sizeof(task) * j);
