@@ -12,9 +12,9 @@
  *
  * The kernel starts there too (--start fixed) and warms up for as long (2 tau n lambda jobs, tau
  * the relaxation time: 1 / the decay rate of the mean-field error late in the run from empty; from
- * empty it would need about 6 tau). Its speed is measured over the measured window only: the poll hook of stop.h samples the replication's event count and the
- * thread CPU time, and the rate is the slope between the first sample past the warm-up and the
- * last one before the drain.
+ * empty it would need about 6 tau). Its speed is measured over the measured window only: the
+ * poll hook of stop.h samples the replication's event count and the thread CPU time, and the rate
+ * is the slope between the first sample past the warm-up and the last one before the drain.
  *
  * Every round runs every case once (interleaved), so all cases see the same stretches of load;
  * the table gives medians over the rounds and the range of the per-round ratios. CPU time of the

@@ -137,16 +137,6 @@ static inline size_t storq_hist_bin(const storq_hist *h, double x)
     return bin & -(size_t)(x >= h->lo); /* a mask: GCC makes a branch of "?:" here */
 }
 
-static inline void storq_hist_add(storq_hist *h, double x)
-{
-    h->counts[storq_hist_bin(h, x)]++;
-    *h->sum += x;
-    if (x < *h->min)
-        *h->min = x;
-    if (x > *h->max)
-        *h->max = x;
-}
-
 /* x added m >= 1 times at once (a kernel that counts integer values first): the sum grows by
  * x m, the same double as m single adds while the sums stay integers below 2^53. */
 static inline void storq_hist_add_n(storq_hist *h, double x, uint64_t m)
@@ -157,6 +147,11 @@ static inline void storq_hist_add_n(storq_hist *h, double x, uint64_t m)
         *h->min = x;
     if (x > *h->max)
         *h->max = x;
+}
+
+static inline void storq_hist_add(storq_hist *h, double x)
+{
+    storq_hist_add_n(h, x, 1); /* x * 1.0 is x: the same sum as adding x */
 }
 
 /* Everything a point's replications produced, merged. values is replications x nvalues, indexed by
