@@ -5,7 +5,8 @@
  * draw when g > 1 (ROUTING, uniform), the n task-time draws (SERVICE, inlined: -log(U)/(k mu),
  * xm U^(-1/alpha), or the constant), one pass S_i = max(A, E_i), F_i = S_i + x_i into two arrays,
  * the k-th smallest F_i on the copy, one pass E_i = max(E_i, min(F_i, D)), and the sum of D - A.
- * The k-th smallest is found three ways and the fastest, case by case, is the yardstick:
+ * The k-th smallest is found three ways and the fastest (median time), case by case, is the
+ * yardstick:
  *   select   the kernel's own selection, src/select.h (min / max pass for k = 1 / n, else quickselect);
  *   sort     insertion sort of the n values, then the k-th;
  *   network  Batcher's odd-even merge sort network for n (n <= 16), pruned to the comparators the
@@ -19,10 +20,12 @@
  *      jobs and work; g = 10 shows what the choice costs, g = 10^4 what a large system adds), and
  *      lwl at g = 4, 64 and 10^4 (a tournament tree over the groups: O(log g) per job);
  *   3. (10,5), g = 1: exp vs pareto:1.8 vs det, each at 70% of its capacity (n mu; det: k mu).
- * The exp (10,5) g = 1 case is the same run in all three parts. Every figure is the best of 7
- * rounds, timed in thread CPU time (time preempted by other work on a shared machine is not
- * counted); a round runs every case once (the kernel, then its loops), so all cases see the same
- * stretches of the machine's varying load.
+ * The exp (10,5) g = 1 case is the same run in all three parts. 7 rounds, timed in thread CPU time
+ * (time preempted by other work on a shared machine is not counted); a round runs every case once
+ * (the kernel, then its loops), so all cases see the same stretches of the machine's varying load.
+ * Speeds and times are medians over the rounds; a ratio is the median of its per-round ratios (a
+ * round's kernel over the same round's loop, or over the same round's baseline kernel), printed
+ * as "median (min-max)" so that the spread over rounds shows.
  *
  * usage: bench_forkjoin [jobs]   (default 400000 jobs per run at n = 10; n = 100 runs jobs/10, so
  * every run draws the same number of task times). */
@@ -249,49 +252,70 @@ static void check_mean(double km, double lm)
 }
 
 /* One measured case: the kernel and, when has_loop, the loop variants with use[s] set (each with
- * the kernel's parameters), as best seconds per job over REPS rounds. */
+ * the kernel's parameters), as seconds per job in each of the REPS rounds. */
 typedef struct bench_case {
     fj_case k;
     int has_loop, family;
     double alpha;
     int use[SEL_COUNT];
     long jobs;
-    double kt, lt[SEL_COUNT];
+    double kt[REPS], lt[SEL_COUNT][REPS];
 } bench_case;
 
 /* REPS rounds over all the cases, so that each case gets runs in every stretch of the machine's
- * varying load; each case keeps its best time. */
+ * varying load; each case keeps every round's time. */
 static void measure_all(bench_case *bc, int nc)
 {
-    for (int i = 0; i < nc; i++) {
-        bc[i].kt = HUGE_VAL;
-        for (int s = 0; s < SEL_COUNT; s++)
-            bc[i].lt[s] = HUGE_VAL;
-    }
     for (int r = 0; r < REPS; r++)
         for (int i = 0; i < nc; i++) {
             bench_case *b = &bc[i];
             double km, lm;
-            double t = kernel_run(&b->k, b->jobs, &km);
-            b->kt = t < b->kt ? t : b->kt;
+            b->kt[r] = kernel_run(&b->k, b->jobs, &km);
             if (!b->has_loop)
                 continue;
             for (int s = 0; s < SEL_COUNT; s++) {
                 if (!b->use[s])
                     continue;
                 loop_case l = {b->k.n, b->k.k, b->k.g, b->k.lambda, b->family, b->alpha, s};
-                t = loop_run(&l, b->jobs, &lm);
-                b->lt[s] = t < b->lt[s] ? t : b->lt[s];
+                b->lt[s][r] = loop_run(&l, b->jobs, &lm);
                 check_mean(km, lm);
             }
         }
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(const double *v)
+{
+    double w[REPS];
+    memcpy(w, v, sizeof w);
+    qsort(w, REPS, sizeof *w, cmp_double);
+    return REPS % 2 ? w[REPS / 2] : 0.5 * (w[REPS / 2 - 1] + w[REPS / 2]);
+}
+
+/* The per-round ratios num[r] / den[r] as "median (min-max)" into buf. */
+static const char *ratio_text(char *buf, size_t len, const double *num, const double *den)
+{
+    double q[REPS], lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (int r = 0; r < REPS; r++) {
+        q[r] = num[r] / den[r];
+        lo = q[r] < lo ? q[r] : lo;
+        hi = q[r] > hi ? q[r] : hi;
+    }
+    snprintf(buf, len, "%.2f (%.2f-%.2f)", median(q), lo, hi);
+    return buf;
+}
+
+/* The yardstick: the loop variant with the smallest median time. */
 static int best_sel(const bench_case *b)
 {
     int s0 = 0;
     for (int s = 1; s < SEL_COUNT; s++)
-        if (b->use[s] && b->lt[s] < b->lt[s0])
+        if (b->use[s] && median(b->lt[s]) < median(b->lt[s0]))
             s0 = s;
     return s0;
 }
@@ -350,6 +374,8 @@ int main(int argc, char **argv)
     measure_all(bc, C_COUNT);
 
     /* 1. kernel vs loop */
+    char rb[64], rb2[64];
+    printf("Medians over %d rounds; ratios: median of the per-round ratios (min-max)\n\n", REPS);
     printf("1. kernel vs minimal loop, exponential tasks, g = 1, lambda = 0.7 n mu, mu = 1\n\n");
     printf("| n | k | jobs | kernel jobs/s | loop jobs/s: select | sort | network | "
            "loop time / kernel time |\n");
@@ -357,44 +383,48 @@ int main(int argc, char **argv)
     for (int i = C_105; i <= C_10050; i++) {
         const bench_case *b = &bc[i];
         const int s0 = best_sel(b);
-        printf("| %ld | %ld | %ld | %.3g |", b->k.n, b->k.k, b->jobs, 1 / b->kt);
+        printf("| %ld | %ld | %ld | %.3g |", b->k.n, b->k.k, b->jobs, 1 / median(b->kt));
         for (int s = 0; s < SEL_COUNT; s++)
             if (b->use[s])
-                printf(" %.3g%s |", 1 / b->lt[s], s == s0 ? " *" : "");
+                printf(" %.3g%s |", 1 / median(b->lt[s]), s == s0 ? " *" : "");
             else
                 printf(" - |");
-        printf(" %.2f |\n", b->lt[s0] / b->kt);
+        printf(" %s |\n", ratio_text(rb, sizeof rb, b->lt[s0], b->kt));
     }
-    printf("\n(* = the fastest loop: the yardstick, here and below)\n\n");
+    printf("\n(* = the fastest loop by median time: the yardstick, here and below)\n\n");
 
     /* 2. system size */
-    const double base = bc[C_105].kt;
+    const double *base = bc[C_105].kt;
     printf("2. time per job vs the number of groups g, (n,k) = (10,5), exponential, lambda = 0.7 "
            "g n mu\n\n");
     printf("| g | assign | load | kernel ns/job | kernel / kernel at g = 1 | loop ns/job "
            "(uniform) |\n");
     printf("|---:|---|---|---:|---:|---:|\n");
-    printf("| 1 | (none) | - | %.1f | 1.00 | %.1f |\n", 1e9 * base,
-           1e9 * bc[C_105].lt[best_sel(&bc[C_105])]);
+    printf("| 1 | (none) | - | %.1f | 1.00 | %.1f |\n", 1e9 * median(base),
+           1e9 * median(bc[C_105].lt[best_sel(&bc[C_105])]));
     for (int i = C_G10; i < C_LWL + 6; i++) {
         const bench_case *b = &bc[i];
-        printf("| %ld | %s | %s | %.1f | %.2f |", b->k.g, b->k.assign,
-               strcmp(b->k.assign, "uniform") == 0 ? "-" : b->k.load, 1e9 * b->kt, b->kt / base);
+        printf("| %ld | %s | %s | %.1f | %s |", b->k.g, b->k.assign,
+               strcmp(b->k.assign, "uniform") == 0 ? "-" : b->k.load, 1e9 * median(b->kt),
+               ratio_text(rb, sizeof rb, b->kt, base));
         if (b->has_loop)
-            printf(" %.1f |\n", 1e9 * b->lt[best_sel(b)]);
+            printf(" %.1f |\n", 1e9 * median(b->lt[best_sel(b)]));
         else
             printf(" |\n");
     }
-    printf("\ng = 10^4 over g = 10: uniform %.2f, pod:2 jobs %.2f, pod:2 work %.2f\n",
-           bc[C_G10K].kt / bc[C_G10].kt, bc[C_G10K + 1].kt / bc[C_G10 + 1].kt,
-           bc[C_G10K + 2].kt / bc[C_G10 + 2].kt);
+    char rb3[64];
+    printf("\ng = 10^4 over g = 10: uniform %s, pod:2 jobs %s, pod:2 work %s\n",
+           ratio_text(rb, sizeof rb, bc[C_G10K].kt, bc[C_G10].kt),
+           ratio_text(rb2, sizeof rb2, bc[C_G10K + 1].kt, bc[C_G10 + 1].kt),
+           ratio_text(rb3, sizeof rb3, bc[C_G10K + 2].kt, bc[C_G10 + 2].kt));
     for (int l = 0; l < 2; l++) {
-        const double t4 = bc[C_LWL + 3 * l].kt, t64 = bc[C_LWL + 3 * l + 1].kt;
-        const double t10k = bc[C_LWL + 3 * l + 2].kt;
-        printf("lwl, load %s: g = 64 over g = 4 %.2f, g = 10^4 over g = 64 %.2f; per doubling of "
-               "g from 4 to 10^4: %.1f ns\n",
-               l == 0 ? "jobs" : "work", t64 / t4, t10k / t64,
-               1e9 * (t10k - t4) / log2(10000.0 / 4.0));
+        const double *t4 = bc[C_LWL + 3 * l].kt, *t64 = bc[C_LWL + 3 * l + 1].kt;
+        const double *t10k = bc[C_LWL + 3 * l + 2].kt;
+        printf("lwl, load %s: g = 64 over g = 4 %s, g = 10^4 over g = 64 %s; per doubling of "
+               "g from 4 to 10^4 (medians): %.1f ns\n",
+               l == 0 ? "jobs" : "work", ratio_text(rb, sizeof rb, t64, t4),
+               ratio_text(rb2, sizeof rb2, t10k, t64),
+               1e9 * (median(t10k) - median(t4)) / log2(10000.0 / 4.0));
     }
     printf("\n");
 
@@ -407,9 +437,10 @@ int main(int argc, char **argv)
     const int fam[3] = {C_105, C_PARETO, C_DET};
     for (int f = 0; f < 3; f++) {
         const bench_case *b = &bc[fam[f]];
-        const double lt = b->lt[best_sel(b)];
-        printf("| %s | %g | %.3g | %.3g | %.2f | %.2f |\n", b->k.service, b->k.lambda, 1 / b->kt,
-               1 / lt, lt / b->kt, b->kt / base);
+        const double *lt = b->lt[best_sel(b)];
+        printf("| %s | %g | %.3g | %.3g | %s | %s |\n", b->k.service, b->k.lambda,
+               1 / median(b->kt), 1 / median(lt), ratio_text(rb, sizeof rb, lt, b->kt),
+               ratio_text(rb2, sizeof rb2, b->kt, base));
     }
     printf("\ncheck: every loop's mean response time equals the kernel's (largest relative gap "
            "%.1e)\n", worst_rel);

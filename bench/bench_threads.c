@@ -23,9 +23,12 @@
  *
  * Two loads: rho = 0.95 (about 8 requests present on average) and rho = 2 (overloaded, run with
  * allow_unstable: SERPT-R keeps serving the (3,1) requests and the (14,10) ones pile up, to about
- * 2 x 10^4 at the last arrival, then drain: about 10^4 present on average over the run). Every figure is the best of REPS rounds in thread CPU time; a round runs
- * every case once, kernel then loop, so all see the same stretches of the machine's load. The
- * kernel is also timed, without a loop, for non-preemptive SEDPT-R and FCFS-R at both loads.
+ * 2 x 10^4 at the last arrival, then drain: about 10^4 present on average over the run). REPS
+ * rounds in thread CPU time; a round runs every case once, kernel then loop, so all see the same
+ * stretches of the machine's load. Speeds are medians over the rounds; the loop/kernel ratio is
+ * the median of the per-round ratios (a round's kernel with the same round's loop) and their
+ * range, "median (min-max)". The kernel is also timed, without a loop, for non-preemptive SEDPT-R
+ * and FCFS-R at both loads.
  *
  * usage: bench_threads [requests]   (default 200000 per run) */
 #include <math.h>
@@ -285,9 +288,38 @@ typedef struct bench_case {
     double rho;
     const char *policy;
     int has_loop;
-    result k, l; /* best times; the means of the last round */
+    result k, l; /* the means of the last round */
+    double ks[REPS], ls[REPS]; /* seconds of each round, kernel and loop */
     long events;
 } bench_case;
+
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(const double *v)
+{
+    double w[REPS];
+    memcpy(w, v, sizeof w);
+    qsort(w, REPS, sizeof *w, cmp_double);
+    return REPS % 2 ? w[REPS / 2] : 0.5 * (w[REPS / 2 - 1] + w[REPS / 2]);
+}
+
+/* The per-round ratios (num[r] / den[r]) * scale as "median (min-max)" into buf. */
+static const char *ratio_text(char *buf, size_t len, const double *num, const double *den,
+                              double scale)
+{
+    double q[REPS], lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (int r = 0; r < REPS; r++) {
+        q[r] = num[r] / den[r] * scale;
+        lo = q[r] < lo ? q[r] : lo;
+        hi = q[r] > hi ? q[r] : hi;
+    }
+    snprintf(buf, len, "%.2f (%.2f-%.2f)", median(q), lo, hi);
+    return buf;
+}
 
 int main(int argc, char **argv)
 {
@@ -315,19 +347,15 @@ int main(int argc, char **argv)
         bc[i].has_loop = i < 2;
     }
     const int nc = (int)(sizeof bc / sizeof *bc);
-    for (int i = 0; i < nc; i++)
-        bc[i].k.sec = bc[i].l.sec = HUGE_VAL;
     for (int r = 0; r < REPS; r++)
         for (int i = 0; i < nc; i++) {
             bench_case *b = &bc[i];
-            result k = kernel_run(b->policy, b->rho, N);
-            k.sec = fmin(k.sec, b->k.sec);
-            b->k = k;
+            b->k = kernel_run(b->policy, b->rho, N);
+            b->ks[r] = b->k.sec;
             if (!b->has_loop)
                 continue;
-            result l = loop_run(b->rho, N, &b->events);
-            l.sec = fmin(l.sec, b->l.sec);
-            b->l = l;
+            b->l = loop_run(b->rho, N, &b->events);
+            b->ls[r] = b->l.sec;
         }
     /* the kernel's decisions: the same count (the same classes), see the top of the file */
     for (int i = 0; i < nc; i++)
@@ -336,21 +364,25 @@ int main(int argc, char **argv)
     loadavg(la1, sizeof la1);
 
     printf("threads: L = 3, classes 90%% (3,1) / 10%% (14,10), exp downloads 1/mu = 0.02 s, "
-           "Poisson arrivals, N = %ld requests from empty, best of %d rounds (thread CPU time)\n\n",
+           "Poisson arrivals, N = %ld requests from empty, medians over %d rounds (thread CPU "
+           "time); loop time / kernel time: median of the per-round ratios (min-max)\n\n",
            N, REPS);
     printf("| rho | policy | mean present | decisions | kernel decisions/s | loop decisions/s | "
            "loop time / kernel time | kernel ns/decision |\n");
     printf("|---:|---|---:|---:|---:|---:|---:|---:|\n");
     int bad = 0;
+    char rb[64];
     for (int i = 0; i < nc; i++) {
         const bench_case *b = &bc[i];
+        const double km = median(b->ks);
         printf("| %.2f | %s | %.4g | %ld | %.3g |", b->rho, b->policy, b->k.mean_present,
-               b->events, (double)b->events / b->k.sec);
+               b->events, (double)b->events / km);
         if (b->has_loop)
-            printf(" %.3g | %.2f |", (double)b->events / b->l.sec, b->l.sec / b->k.sec);
+            printf(" %.3g | %s |", (double)b->events / median(b->ls),
+                   ratio_text(rb, sizeof rb, b->ls, b->ks, 1.0));
         else
             printf(" - | - |");
-        printf(" %.0f |\n", 1e9 * b->k.sec / (double)b->events);
+        printf(" %.0f |\n", 1e9 * km / (double)b->events);
     }
     printf("\ncheck (same process in law): mean flow time kernel vs loop, mean present kernel vs "
            "loop\n");
@@ -361,8 +393,10 @@ int main(int argc, char **argv)
                b->k.mean_flow, b->l.mean_flow, rel, b->k.mean_present, b->l.mean_present);
         bad |= !(rel < 0.10);
     }
-    printf("kernel time per decision at rho %.2f over rho %.2f (serpt-r:on): %.2f\n", bc[1].rho,
-           bc[0].rho, bc[1].k.sec / bc[0].k.sec * (double)bc[0].events / (double)bc[1].events);
+    printf("kernel time per decision at rho %.2f over rho %.2f (serpt-r:on): %s\n", bc[1].rho,
+           bc[0].rho,
+           ratio_text(rb, sizeof rb, bc[1].ks, bc[0].ks,
+                      (double)bc[0].events / (double)bc[1].events));
     clock_gettime(CLOCK_MONOTONIC, &w1);
     printf("load average before: %sload average after:  %s", la0, la1);
     printf("total run time %.0f s (wall clock)\n",
