@@ -17,16 +17,18 @@
 set -euo pipefail
 rounds=${1:-2}; rev=${2:-HEAD}
 here=$(cd "$(dirname "$0")" && pwd)
+top=$(git -C "$here" rev-parse --show-toplevel) # git archive in bench/ would take bench/ alone
+cores=$(getconf _NPROCESSORS_ONLN) # before OMP_NUM_THREADS=1, which nproc obeys
 work=${3:-$(mktemp -d /tmp/storq_build_flags.XXXXXX)}
 mkdir -p "$work"; work=$(realpath "$work")
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 export OMP_NUM_THREADS=1
 
-commit=$(git -C "$here" rev-parse "$rev")
-echo "build_flags: $commit, $rounds rounds, $(nproc) cores, $(date -u +%FT%TZ), load $(load)"
+commit=$(git -C "$top" rev-parse "$rev")
+echo "build_flags: $commit, $rounds rounds, $cores cores, $(date -u +%FT%TZ), load $(load)"
 echo "work dir: $work"
 rm -rf "$work/src"; mkdir -p "$work/src"
-git -C "$here" archive "$commit" | tar -x -C "$work/src"
+git -C "$top" archive "$commit" | tar -x -C "$work/src"
 
 builds=(O2 native O3)
 declare -A flags=([O2]="" [native]="-DSTORQ_NATIVE=ON" [O3]="-DCMAKE_C_FLAGS_RELEASE=-O3 -DNDEBUG")
