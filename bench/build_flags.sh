@@ -53,14 +53,70 @@ rates() { # BENCH FILE
   awk -F'|' -v bench="$1" '
     function num(s) { gsub(/^ +| +$/, "", s); return s }
     bench == "bench_supermarket" && num($2) ~ /^[0-9]+$/ {
-      print num($2) ":" num($3) ":servers", num($4); print num($2) ":" num($3) ":counts", num($5) }
-    bench == "bench_cluster" && num($2) ~ /^[0-9]+$/ && $4 ~ /\[/ {
-      split(num($4), a, " "); print num($2) ":" num($3), 1e9 / a[1] }
-    bench == "bench_forkjoin" && /^1\. / { part1 = 1 } bench == "bench_forkjoin" && /^2\. / { part1 = 0 }
-    bench == "bench_forkjoin" && part1 && num($2) ~ /^[0-9]+$/ { print "(" num($2) "," num($3) ")", num($5) }
-    bench == "bench_proxy" && num($3) ~ /^[0-9]+$/ { c = num($2); gsub(/ /, "_", c); print c ":L" num($3), num($4) }
+      print num($2) ":" num($3) ":servers", num($4)
+      print num($2) ":" num($3) ":counts", num($5)
+    }
+    bench == "bench_cluster" && num($2) ~ /^[0-9]+$/ && $4 ~ /\[/ { # "ns [min-max]"
+      split(num($4), a, " "); print num($2) ":" num($3), 1e9 / a[1]
+    }
+    bench == "bench_forkjoin" && /^[0-9]\. / { part1 = /^1\. / } # part 1: (n,k), jobs/s
+    bench == "bench_forkjoin" && part1 && num($2) ~ /^[0-9]+$/ {
+      print "(" num($2) "," num($3) ")", num($5)
+    }
+    bench == "bench_proxy" && num($3) ~ /^[0-9]+$/ {
+      c = num($2); gsub(/ /, "_", c); print c ":L" num($3), num($4)
+    }
     bench == "bench_threads" && num($2) ~ /^[0-9.]+$/ { print num($2) ":" num($3), num($6) }
   ' "$2"
+}
+
+# The table from the "ROUND BUILD BENCH CASE RATE" lines of FILE.
+summary() { # FILE ROUNDS
+  awk -v rounds="$2" '
+    function median(v, n,   i, j, t) { # insertion sort, then the middle
+      for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    {
+      rate[$1, $2, $3, $4] = $5
+      if (!(($3, $4) in seen)) { seen[$3, $4] = 1; cbench[++nc] = $3; cname[nc] = $4 }
+      if (!($3 in bseen)) { bseen[$3] = 1; bn[++nb] = $3 }
+    }
+    END {
+      split("native O3", bl, " ")
+      print "| bench | cases | -march=native / -O2 | -O3 / -O2 |"
+      print "|---|---:|---|---|"
+      for (bi = 1; bi <= nb; bi++) {
+        cnt = 0
+        for (k = 1; k <= 2; k++) { lo[k] = 1e300; hi[k] = -1e300 }
+        for (i = 1; i <= nc; i++) {
+          if (cbench[i] != bn[bi]) continue
+          cnt++
+          for (k = 1; k <= 2; k++) { # this case: median over the rounds of build / O2
+            n = 0; delete v
+            for (r = 1; r <= rounds; r++) {
+              x = rate[r, bl[k], bn[bi], cname[i]]; o = rate[r, "O2", bn[bi], cname[i]]
+              if (x > 0 && o > 0) v[++n] = x / o
+            }
+            if (n == 0) continue
+            m = median(v, n); all[k, ++na[k]] = m
+            lo[k] = m < lo[k] ? m : lo[k]; hi[k] = m > hi[k] ? m : hi[k]
+            percase = percase sprintf("%s %s %s %.3f\n", bn[bi], cname[i], bl[k], m)
+          }
+        }
+        printf "| %s | %d |", substr(bn[bi], 7), cnt
+        for (k = 1; k <= 2; k++) printf " %.2f-%.2f |", lo[k], hi[k]
+        print ""
+      }
+      printf "| all %d cases, median | |", na[1]
+      for (k = 1; k <= 2; k++) {
+        n = 0; delete v
+        for (i = 1; i <= na[k]; i++) v[++n] = all[k, i]
+        printf " %.2f |", median(v, n)
+      }
+      printf "\n\nper case (bench, case, build, median ratio):\n%s", percase
+    }' "$1"
 }
 
 load0=$(load)
@@ -74,7 +130,8 @@ for ((r = 1; r <= rounds; r++)); do
       t0=$(date +%s)
       # shellcheck disable=SC2086  # cargs: the bench's arguments, split on purpose
       if "$work/$b/bench/$bench" $cargs >"$log" 2>"$log.err"; then st=0; else st=$?; fi
-      echo "round $r, $b, $c: exit $st, $(($(date +%s) - t0)) s, load $(load)" | tee -a "$work/runs.txt"
+      echo "round $r, $b, $c: exit $st, $(($(date +%s) - t0)) s, load $(load)" |
+        tee -a "$work/runs.txt"
       rates "$bench" "$log" | while read -r name rate; do
         echo "$r $b $bench $name $rate" >>"$work/rates.txt"
       done
@@ -88,45 +145,7 @@ echo "Kernel throughput over the O2 build's: per case the median over $rounds ro
 echo "per-round ratio; per bench the range over its cases; load average $load0 at the start of"
 echo "the runs, $load1 at the end ($(date -u +%FT%TZ))."
 echo
-awk -v rounds="$rounds" '
-  function median(v, n,   i, j, t) {
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
-  { rate[$1, $2, $3, $4] = $5; if (!(($3, $4) in seen)) { seen[$3, $4] = 1; order[++nc] = $3 SUBSEP $4 } }
-  END {
-    split("native O3", bl, " ")
-    print "| bench | cases | -march=native / -O2 | -O3 / -O2 |"
-    print "|---|---:|---|---|"
-    nb = 0
-    for (i = 1; i <= nc; i++) { split(order[i], p, SUBSEP); if (!(p[1] in bseen)) { bseen[p[1]] = 1; bn[++nb] = p[1] } }
-    for (k = 1; k <= 2; k++) na[k] = 0
-    for (bi = 1; bi <= nb; bi++) {
-      line = "| " substr(bn[bi], 7) " |"; cnt = 0
-      for (k = 1; k <= 2; k++) { lo[k] = 1e300; hi[k] = -1e300 }
-      for (i = 1; i <= nc; i++) {
-        split(order[i], p, SUBSEP); if (p[1] != bn[bi]) continue
-        cnt++
-        for (k = 1; k <= 2; k++) {
-          n = 0; delete v
-          for (r = 1; r <= rounds; r++)
-            if (((r, bl[k], p[1], p[2]) in rate) && ((r, "O2", p[1], p[2]) in rate) && rate[r, "O2", p[1], p[2]] > 0)
-              v[++n] = rate[r, bl[k], p[1], p[2]] / rate[r, "O2", p[1], p[2]]
-          if (n == 0) continue
-          m = median(v, n); all[k, ++na[k]] = m
-          lo[k] = m < lo[k] ? m : lo[k]; hi[k] = m > hi[k] ? m : hi[k]
-          percase = percase sprintf("%s %s %s %.3f\n", p[1], p[2], bl[k], m)
-        }
-      }
-      line = line " " cnt " |"
-      for (k = 1; k <= 2; k++) line = line sprintf(" %.2f-%.2f |", lo[k], hi[k])
-      print line
-    }
-    line = "| all " na[1] " cases, median | |"
-    for (k = 1; k <= 2; k++) { n = 0; delete v; for (i = 1; i <= na[k]; i++) v[++n] = all[k, i]; line = line sprintf(" %.2f |", median(v, n)) }
-    print line
-    printf "\nper case (bench, case, build, median ratio):\n%s", percase
-  }' "$work/rates.txt" | tee "$work/table.md"
+summary "$work/rates.txt" "$rounds" | tee "$work/table.md"
 echo; echo "runs that exited non-zero (their tables, if printed, are still counted):"
 grep "exit [1-9]" "$work/runs.txt" || echo "  none"
 echo "logs, rates.txt and table.md in $work"
