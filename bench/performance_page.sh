@@ -27,7 +27,7 @@ run() { # NAME COMMAND...: the command's output into OUT_DIR/NAME.txt, framed by
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 python=${PYTHON:-/usr/bin/python3} # with h5py, numpy and pandas
 top=$(cd "$here/.." && pwd)
-echo "host: $(nproc) cores, $(date -u +%FT%TZ), load $(load)"
+echo "host: $(getconf _NPROCESSORS_ONLN) cores, $(date -u +%FT%TZ), load $(load)"
 run supermarket "$here/bench_supermarket_rounds.sh" "$build/bench/bench_supermarket" "$rmf" 3
 run supermarket_large "$here/bench_supermarket_rounds.sh" "$build/bench/bench_supermarket" - 1 \
   10000000 100000000
