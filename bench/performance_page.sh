@@ -3,9 +3,11 @@
 # the page states, and keeps each one's output with the load average before and after it (the
 # figures are ratios to each bench's own loop, but a loaded machine still slows the caches: rerun
 # on a quiet one). Every section of the page is rerun here but "Build flags", which needs three
-# builds of one commit and has its own script: bench/build_flags.sh [ROUNDS [REV]] (about 25
-# minutes for 2 rounds). The page's A/B comparisons against older builds (bench_supermarket_ab.sh,
-# bench_cluster_rounds.sh, the scaling table's older build) need those builds and are not rerun.
+# builds of one commit and has its own script: bench/build_flags.sh [ROUNDS [REV]] (16 minutes
+# for 2 rounds on 2026-12-02). The page's A/B comparisons against older builds
+# (bench_supermarket_ab.sh, bench_cluster_rounds.sh, the scaling figures of older builds) and its
+# one-off experiments (perf, transparent huge pages off) need those builds or tools and are not
+# rerun here.
 #
 # usage: bench/performance_page.sh BUILD_DIR OUT_DIR [RMF_TOOL_DIR]
 #   BUILD_DIR: a Release build (jobs/build.sh makes build/) with storq and the benches;
@@ -35,6 +37,12 @@ run cluster "$build/bench/bench_cluster" 1000000 3
 run forkjoin "$build/bench/bench_forkjoin"
 run proxy "$build/bench/bench_proxy"
 run threads "$build/bench/bench_threads"
+# the servers engine's bytes per server (the supermarket section; the page gives no parameters
+# for 10^7: its warm-up here is 30 n like the script's example at 10^6)
+for n in 1000000 10000000; do
+  run "supermarket_memory_$n" "$here/supermarket_memory.sh" "$build/storq" "$n" --L 2 --k 1 \
+    --lambda 0.9 --warmup $((30 * n)) --arrivals 10000000
+done
 run thread_binding "$here/bench_thread_binding.sh" "$build/storq" 3 "$python"
 run scaling "$here/bench_scaling.sh" "$build/storq"
 # "Scaling across ranks": the recorded parallel efficiency of a sweep of 8 points x 4
