@@ -38,7 +38,7 @@ run forkjoin "$build/bench/bench_forkjoin"
 run proxy "$build/bench/bench_proxy"
 run threads "$build/bench/bench_threads"
 # the servers engine's bytes per server (the supermarket section; the page gives no parameters
-# for 10^7: its warm-up here is 30 n like the script's example at 10^6)
+# for 10^7: its warm-up here is 30 n like the script's example at 10^6; 7 s and 70 s)
 for n in 1000000 10000000; do
   run "supermarket_memory_$n" "$here/supermarket_memory.sh" "$build/storq" "$n" --L 2 --k 1 \
     --lambda 0.9 --warmup $((30 * n)) --arrivals 10000000
