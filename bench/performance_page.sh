@@ -37,6 +37,7 @@ run cluster "$build/bench/bench_cluster" 1000000 3
 run forkjoin "$build/bench/bench_forkjoin"
 run proxy "$build/bench/bench_proxy"
 run threads "$build/bench/bench_threads"
+run memory_floor "$build/bench/bench_memory_floor" 100000000 3
 # the servers engine's bytes per server (the supermarket section; the page gives no parameters
 # for 10^7: its warm-up here is 30 n like the script's example at 10^6; 7 s and 70 s)
 for n in 1000000 10000000; do
