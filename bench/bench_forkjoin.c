@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_rounds.h"
 #include "model.h"
 #include "observables.h"
 #include "rng.h"
@@ -283,18 +284,9 @@ static void measure_all(bench_case *bc, int nc)
         }
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static double median(const double *v)
 {
-    double w[REPS];
-    memcpy(w, v, sizeof w);
-    qsort(w, REPS, sizeof *w, cmp_double);
-    return REPS % 2 ? w[REPS / 2] : 0.5 * (w[REPS / 2 - 1] + w[REPS / 2]);
+    return bench_median(v, REPS);
 }
 
 /* The per-round ratios num[r] / den[r] as "median (min-max)" into buf. */

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_rounds.h"
 #include "model.h"
 #include "models.h"
 #include "observables.h"
@@ -293,18 +294,9 @@ typedef struct bench_case {
     long events;
 } bench_case;
 
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static double median(const double *v)
 {
-    double w[REPS];
-    memcpy(w, v, sizeof w);
-    qsort(w, REPS, sizeof *w, cmp_double);
-    return REPS % 2 ? w[REPS / 2] : 0.5 * (w[REPS / 2 - 1] + w[REPS / 2]);
+    return bench_median(v, REPS);
 }
 
 /* The per-round ratios (num[r] / den[r]) * scale as "median (min-max)" into buf. */
