@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_rounds.h"
 #include "big_array.h"
 #include "model.h"
 #include "rng.h"
@@ -45,6 +46,7 @@
 #define NPOLICY 4
 #define MAX_M 16
 #define MAX_ROUNDS 64
+_Static_assert(MAX_ROUNDS <= BENCH_MAX_ROUNDS, "bench_rounds.h holds the rounds");
 #ifndef CL_AHEAD /* as in the kernel (kernels/cluster/dynamics.c) */
 #define CL_RING 16
 #define CL_AHEAD 8
@@ -242,20 +244,6 @@ static double bench_loop(int kind, long m, long requests, double *sink)
     return 1e9 * dt / (double)requests;
 }
 
-/* ------------------------------------------------------------------ rounds and medians */
-
-static int cmp_double(const void *x, const void *y)
-{
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv)
 {
     long requests = argc > 1 ? atol(argv[1]) : 1000000;
@@ -310,19 +298,22 @@ int main(int argc, char **argv)
         for (int p = 0; p < NPOLICY; p++) {
             if (only >= 0 && p != only)
                 continue;
-            double kv[MAX_ROUNDS], lv[MAX_ROUNDS], ratio[MAX_ROUNDS]; /* sorted by median() */
+            const size_t n = (size_t)rounds;
+            double kv[MAX_ROUNDS], lv[MAX_ROUNDS], ratio[MAX_ROUNDS], klo, khi, llo, lhi, rlo, rhi;
             for (int r = 0; r < rounds; r++) {
                 kv[r] = kern[i][p][r];
                 lv[r] = loop[i][loop_of[p]][r];
                 ratio[r] = lv[r] / kv[r];
             }
-            const double km = median(kv, rounds), lm = median(lv, rounds);
-            const double rm = median(ratio, rounds);
+            const double km = bench_median(kv, n), lm = bench_median(lv, n);
+            bench_range(kv, n, &klo, &khi);
+            bench_range(lv, n, &llo, &lhi);
+            bench_range(ratio, n, &rlo, &rhi);
             if (i == 0)
                 base[p] = km;
             printf("| %ld | %s | %.0f [%.0f-%.0f] | %.0f [%.0f-%.0f] | %.2f [%.2f-%.2f] | %.2f |\n",
-                   ms[i], policies[p], km, kv[0], kv[rounds - 1], lm, lv[0], lv[rounds - 1], rm,
-                   ratio[0], ratio[rounds - 1], km / base[p]);
+                   ms[i], policies[p], km, klo, khi, lm, llo, lhi, bench_median(ratio, n), rlo,
+                   rhi, km / base[p]);
         }
     return sink == 42.0 ? 1 : 0;
 }

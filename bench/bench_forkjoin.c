@@ -292,14 +292,7 @@ static double median(const double *v)
 /* The per-round ratios num[r] / den[r] as "median (min-max)" into buf. */
 static const char *ratio_text(char *buf, size_t len, const double *num, const double *den)
 {
-    double q[REPS], lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (int r = 0; r < REPS; r++) {
-        q[r] = num[r] / den[r];
-        lo = q[r] < lo ? q[r] : lo;
-        hi = q[r] > hi ? q[r] : hi;
-    }
-    snprintf(buf, len, "%.2f (%.2f-%.2f)", median(q), lo, hi);
-    return buf;
+    return bench_ratio_text(buf, len, num, den, REPS, 1.0);
 }
 
 /* The yardstick: the loop variant with the smallest median time. */

@@ -110,7 +110,8 @@ int main(int argc, char **argv)
     printf("ns per access to a uniform record, best of %d rounds (latency: dependent; throughput: "
            "prefetched %d ahead)\n\n",
            rounds, DIST);
-    printf("| n | bytes per record | array | latency ns | throughput ns |\n|---:|---:|---:|---:|---:|\n");
+    printf("| n | bytes per record | array | latency ns | throughput ns |\n"
+           "|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < NN && ns[i] <= max_n; i++)
         for (int j = 0; j < NS; j++) {
             double mb = ns[i] * (double)sizes[j] / 1e6;

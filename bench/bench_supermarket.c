@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_rounds.h"
 #include "model.h"
 #include "rng.h"
 #include "run_spec.h"
@@ -37,6 +38,7 @@
 
 #define LAMBDA 0.9
 #define MAX_ROUNDS 32
+_Static_assert(MAX_ROUNDS <= BENCH_MAX_ROUNDS, "bench_rounds.h holds the rounds");
 #define MAX_CASES 16
 #define MAX_SAMPLES 200000
 
@@ -290,29 +292,6 @@ static lres bench_loop(long n, int without, const meanfield *mf, double t_warm, 
 
 /* ---- rounds and the table ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int m)
-{
-    double w[MAX_ROUNDS];
-    memcpy(w, v, sizeof *w * (size_t)m);
-    qsort(w, (size_t)m, sizeof *w, cmp_double);
-    return m % 2 ? w[m / 2] : 0.5 * (w[m / 2 - 1] + w[m / 2]);
-}
-
-static void range(const double *v, int m, double *lo, double *hi)
-{
-    *lo = *hi = v[0];
-    for (int i = 1; i < m; i++) {
-        *lo = v[i] < *lo ? v[i] : *lo;
-        *hi = v[i] > *hi ? v[i] : *hi;
-    }
-}
-
 typedef struct bcase {
     long n;
     int without;
@@ -400,13 +379,14 @@ int main(int argc, char **argv)
             rs[rd] = b->srv[rd] / b->loop[rd];
             rc[rd] = b->cnt[rd] / b->loop[rd];
         }
-        range(rs, rounds, &lo1, &hi1);
-        range(rc, rounds, &lo2, &hi2);
+        bench_range(rs, (size_t)rounds, &lo1, &hi1);
+        bench_range(rc, (size_t)rounds, &lo2, &hi2);
         printf("| %ld | %s | %.3g | %.3g | %.3g | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.3f, "
                "%.3f, %.3f |\n",
-               b->n, b->without ? "without" : "with", median(b->srv, rounds),
-               median(b->cnt, rounds), median(b->loop, rounds), median(rs, rounds), lo1, hi1,
-               median(rc, rounds), lo2, hi2, b->srv_mql, b->cnt_mql, b->loop_mql);
+               b->n, b->without ? "without" : "with", bench_median(b->srv, (size_t)rounds),
+               bench_median(b->cnt, (size_t)rounds), bench_median(b->loop, (size_t)rounds),
+               bench_median(rs, (size_t)rounds), lo1, hi1,
+               bench_median(rc, (size_t)rounds), lo2, hi2, b->srv_mql, b->cnt_mql, b->loop_mql);
     }
     return 0;
 }

@@ -30,7 +30,7 @@ for r in $(seq "$rounds"); do
       # shellcheck disable=SC2086  # the launch's options, split on purpose
       OMP_NUM_THREADS=$t mpirun -np 1 ${launches[$l]} "$storq" run supermarket --n 1000 --L 2 \
         --k 1 --lambda 0.9 --warmup 100000 --arrivals 8000000 -r 8 -o out.h5 --quiet 2>/dev/null
-      echo "$r $l $t $(echo "$(date +%s.%N) - $t0" | bc)" >>times.txt
+      echo "$r $l $t $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" >>times.txt
     done
   done
 done

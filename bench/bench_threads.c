@@ -299,19 +299,6 @@ static double median(const double *v)
     return bench_median(v, REPS);
 }
 
-/* The per-round ratios (num[r] / den[r]) * scale as "median (min-max)" into buf. */
-static const char *ratio_text(char *buf, size_t len, const double *num, const double *den,
-                              double scale)
-{
-    double q[REPS], lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (int r = 0; r < REPS; r++) {
-        q[r] = num[r] / den[r] * scale;
-        lo = q[r] < lo ? q[r] : lo;
-        hi = q[r] > hi ? q[r] : hi;
-    }
-    snprintf(buf, len, "%.2f (%.2f-%.2f)", median(q), lo, hi);
-    return buf;
-}
 
 int main(int argc, char **argv)
 {
@@ -371,7 +358,7 @@ int main(int argc, char **argv)
                b->events, (double)b->events / km);
         if (b->has_loop)
             printf(" %.3g | %s |", (double)b->events / median(b->ls),
-                   ratio_text(rb, sizeof rb, b->ls, b->ks, 1.0));
+                   bench_ratio_text(rb, sizeof rb, b->ls, b->ks, REPS, 1.0));
         else
             printf(" - | - |");
         printf(" %.0f |\n", 1e9 * km / (double)b->events);
@@ -387,8 +374,8 @@ int main(int argc, char **argv)
     }
     printf("kernel time per decision at rho %.2f over rho %.2f (serpt-r:on): %s\n", bc[1].rho,
            bc[0].rho,
-           ratio_text(rb, sizeof rb, bc[1].ks, bc[0].ks,
-                      (double)bc[0].events / (double)bc[1].events));
+           bench_ratio_text(rb, sizeof rb, bc[1].ks, bc[0].ks, REPS,
+                            (double)bc[0].events / (double)bc[1].events));
     clock_gettime(CLOCK_MONOTONIC, &w1);
     printf("load average before: %sload average after:  %s", la0, la1);
     printf("total run time %.0f s (wall clock)\n",
