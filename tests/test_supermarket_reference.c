@@ -983,6 +983,17 @@ int main(void)
     deep2.with = 1;
     run_case(&deep2, 8);
 
+    /* queues of 255 tasks and more, whose lengths the servers engine keeps in the record instead
+     * of its byte array: from 300 tasks per server down through 255 and the long-record limit */
+    config sat = {.n = 8, .L = 2, .k = 1, .lambda = 0.4, .service = "auto", .warmup = 100,
+                  .arrivals = 3000, .levels = 320, .horizon = 1, .grid = 1, .fill = 300};
+    run_case(&sat, 9);
+    sat.with = 1;
+    sat.k = 2;
+    sat.L = 3;
+    sat.lambda = 0.2;
+    run_case(&sat, 10);
+
     remove(trace_path);
     printf("%d cases\n", case_no);
     return check_report("test_supermarket_reference");

@@ -82,20 +82,25 @@ static ALWAYS_INLINE int enqueue(sim *m, hists *H, uint32_t s, double t, int mea
         storq_hist_add(&H->aql, (double)l);
     if (tr) {
         srv *p = srv_of(m, s);
+        task *f = &p->q[SMK_INLINE - 1];
         if (l < SMK_INLINE) {
             p->q[l] = x;
-        } else {
-            uint32_t j = l - SMK_INLINE; /* tasks in the block */
-            if (j == 0) { /* the first task past the record: a class-0 block */
-                if (block_alloc(m, 0, &p->blk))
-                    return -1;
-                p->lc &= LEN_MASK;
-            } else if (j == 1u << (p->lc >> LEN_BITS) && block_grow(m, p, j)) {
+        } else if (l == SMK_INLINE) { /* the queue becomes long: its last task and x to a block */
+            uint32_t b;
+            if (block_alloc(m, 1, &b))
                 return -1;
-            }
-            m->arena[p->blk + j] = x;
+            m->arena[b] = *f;
+            m->arena[b + 1] = x;
+            f->far.blk = b;
+            f->far.lc = (SMK_INLINE + 1) | 1u << LEN_BITS;
+        } else {
+            uint32_t j = l - (SMK_INLINE - 1); /* tasks in the block */
+            if (j == 1u << (f->far.lc >> LEN_BITS) && block_grow(m, p, j))
+                return -1;
+            m->arena[f->far.blk + j] = x;
+            f->far.lc++; /* the length, in the low bits */
         }
-        p->lc++; /* the length, in the low bits */
+        set_len(m, s, l + 1);
     } else {
         ((uint32_t *)m->base)[s] = l + 1;
     }
@@ -147,7 +152,7 @@ static ALWAYS_INLINE int arrive(sim *m, hists *H, double t, int measured, const 
 static ALWAYS_INLINE void draw_cand(sim *m, unsigned i, const int tr)
 {
     m->cand[i] = (uint32_t)storq_rng_below(&m->pick, m->n);
-    __builtin_prefetch(record_of(m, m->cand[i], tr), 1);
+    prefetch_server(m, m->cand[i], tr);
 }
 
 /* Exponential service, after the initial state and after an arrival: enter rejection mode once
@@ -201,26 +206,30 @@ static ALWAYS_INLINE void task_done(sim *m, hists *H, double t, double ta, uint3
     }
 }
 
-/* The task in service at p, which holds l >= 1 tasks, leaves; the others move up one slot. */
-static ALWAYS_INLINE task dequeue(sim *m, srv *p, uint32_t l)
+/* The task in service at server s, which holds l >= 1 tasks, leaves; the others move up one
+ * slot. */
+static ALWAYS_INLINE task dequeue(sim *m, uint32_t s, uint32_t l)
 {
+    srv *p = srv_of(m, s);
     task x = p->q[0];
     task q1 = p->q[1], q2 = p->q[2]; /* loads first: no memmove call, no branch on l */
     p->q[0] = q1;
-    p->q[1] = q2;
-    if (UNLIKELY(l > SMK_INLINE)) { /* the block's first task moves into the record */
-        uint32_t j = l - SMK_INLINE;
-        task *b = &m->arena[p->blk];
-        p->q[SMK_INLINE - 1] = b[0];
-        if (j == 1) { /* the block is empty: given back */
-            block_free(m, p->blk, p->lc >> LEN_BITS);
-            p->lc &= LEN_MASK;
+    if (LIKELY(l <= SMK_INLINE)) {
+        p->q[1] = q2;
+    } else { /* long: the block's first task moves into the record */
+        uint32_t j = l - (SMK_INLINE - 1); /* tasks in the block, >= 2 */
+        task *b = &m->arena[q2.far.blk];
+        p->q[1] = b[0];
+        if (j == 2) { /* short again: the block's last task too, and the block is given back */
+            p->q[2] = b[1];
+            block_free(m, q2.far.blk, q2.far.lc >> LEN_BITS);
         } else {
             for (uint32_t i = 1; i < j; i++)
                 b[i - 1] = b[i];
+            p->q[2].far.lc = q2.far.lc - 1;
         }
     }
-    p->lc--;
+    set_len(m, s, l - 1);
     return x;
 }
 
@@ -250,7 +259,7 @@ static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const
     }
 
     if (tr) {
-        task x = dequeue(m, srv_of(m, s), l);
+        task x = dequeue(m, s, l);
         if (k1) {
             if (x.t >= 0.0) /* measured */
                 task_done(m, H, t, x.t, NONE);
@@ -296,7 +305,7 @@ static ALWAYS_INLINE void draw_sample(const sim *m, storq_rng *rout, uint64_t *s
         storq_rng_sample_distinct_fast(rout, m->n, L, samp);
     }
     for (unsigned j = 0; j < L; j++)
-        __builtin_prefetch(record_of(m, (uint32_t)samp[j], tr), 1);
+        prefetch_server(m, (uint32_t)samp[j], tr);
 }
 
 /* ---- the event loop ---- */
@@ -521,8 +530,9 @@ static size_t busy_entries(const smk_ctx *c)
     return most < c->n ? most : c->n;
 }
 
-/* Arena slots a steady run is expected to take: n sum_{i > SMK_INLINE} u_i tasks past the
- * records at the mean-field fixed point (as if the service were exponential), times ARENA_SLACK
+/* Arena slots a steady run is expected to take: the tasks past the records at the mean-field
+ * fixed point (as if the service were exponential), n (u_4 + sum_{i >= 4} u_i) (a long queue of
+ * l >= 4 tasks keeps l - 2 in its block), times ARENA_SLACK
  * for the power-of-two blocks and for blocks kept at their largest until they empty (measured:
  * 1.2x at JSQ(2), lambda = 0.9; 1.4x at L = 1, lambda = 0.9). At a load >= 1 (no fixed point) the
  * queues grow without bound and nothing is stated. */
@@ -537,40 +547,45 @@ static double arena_slots_expected(const smk_ctx *c)
         return 0.0;
     storq_sm_fixed_point((int)c->L, (int)c->k, c->load, levels, u);
     for (size_t i = SMK_INLINE + 1; i < levels; i++)
-        past += u[i];
+        past += u[i] * (i == SMK_INLINE + 1 ? 2.0 : 1.0);
     free(u);
     return ARENA_SLACK * past * (double)c->n;
 }
 
-/* Steady mode, the initial state: server p holds l tasks of no job (not measured), those past
- * the record in a block of the least class that holds them. */
-static int start_fill(sim *m, srv *p, uint32_t l)
+/* Steady mode, the initial state: server s holds l tasks of no job (not measured); a long queue
+ * keeps those past its record in a block of the least class that holds them. */
+static int start_fill(sim *m, uint32_t s, uint32_t l)
 {
     const task none = m->c->k == 1 ? (task){.t = -1.0} : (task){.job = NONE};
+    srv *p = srv_of(m, s);
     if (l > LEN_MASK)
         return -1;
-    for (uint32_t j = 0; j < l && j < SMK_INLINE; j++)
-        p->q[j] = none;
-    p->lc = l;
-    if (l > SMK_INLINE) {
-        uint32_t past = l - SMK_INLINE, b;
-        unsigned c = 0;
+    if (l <= SMK_INLINE) {
+        for (uint32_t j = 0; j < l; j++)
+            p->q[j] = none;
+    } else {
+        uint32_t past = l - (SMK_INLINE - 1), b;
+        unsigned c = 1;
         while ((1u << c) < past)
             c++;
         if (c > MAX_CLASS || block_alloc(m, c, &b))
             return -1;
         for (uint32_t j = 0; j < past; j++)
             m->arena[b + j] = none;
-        p->blk = b;
-        p->lc |= (uint32_t)c << LEN_BITS;
+        p->q[0] = p->q[1] = none;
+        p->q[2].far.blk = b;
+        p->q[2].far.lc = l | (uint32_t)c << LEN_BITS;
     }
+    set_len(m, s, l);
     return 0;
 }
 
 size_t storq_smk_servers_bytes(const smk_ctx *c)
 {
-    const size_t record = c->mode == SMK_MODE_STEADY ? sizeof(srv) : sizeof(uint32_t);
-    size_t bytes = storq_big_array_bytes(storq_bytes_mul(c->n, record)); /* huge-page rounding */
+    const int steady = c->mode == SMK_MODE_STEADY;
+    size_t bytes = storq_big_array_bytes(storq_bytes_mul(c->n, steady ? sizeof(srv) : 4));
+    if (steady) /* the lengths, a byte each */
+        bytes = storq_bytes_add(bytes, storq_big_array_bytes(c->n)); /* huge-page rounding */
     if (c->service_exp)
         bytes = storq_bytes_add(bytes, storq_bytes_mul(busy_entries(c), sizeof(uint32_t)));
     else
@@ -596,14 +611,17 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
 
     uint64_t *buf = malloc(sizeof *buf * (RING + 2) * L);
     unsigned *chosen = malloc(sizeof *chosen * c->k);
-    /* zeroed (every queue empty), aligned to a cache line (a record never straddles two), in
-     * huge pages when large (a random server then rarely costs a TLB miss) */
+    /* zeroed (every queue empty), aligned to a cache line, in huge pages when large (a random
+     * server then rarely costs a TLB miss) */
     m.base = storq_big_array_zeroed(n * rsize);
+    if (m.track)
+        m.len8 = storq_big_array_zeroed(n);
     if (c->service_exp)
         m.busy = malloc(busy_entries(c) * sizeof *m.busy);
     else
         m.heap = malloc(n * sizeof *m.heap);
-    int bad = !buf || !chosen || !m.base || (c->service_exp ? !m.busy : !m.heap);
+    int bad = !buf || !chosen || !m.base || (m.track && !m.len8) ||
+              (c->service_exp ? !m.busy : !m.heap);
     if (bad || storq_smk_occ_init(&m.occ, c->n, c->levels + 1)) {
         free(buf);
         free(chosen);
@@ -635,7 +653,7 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
                 i--;
             if (!m.track)
                 ((uint32_t *)m.base)[s] = (uint32_t)i;
-            else if (start_fill(&m, srv_of(&m, (uint32_t)s), (uint32_t)i))
+            else if (start_fill(&m, (uint32_t)s, (uint32_t)i))
                 goto oom;
         }
         for (size_t j = 1; j <= c->start_depth; j++) {
@@ -690,7 +708,7 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
     }
     rec->events = io.events;
     if (mem) {
-        mem->bytes_servers = n * rsize + (c->service_exp ? busy_entries(c) * sizeof *m.busy
+        mem->bytes_servers = n * (rsize + (m.track ? 1 : 0)) + (c->service_exp ? busy_entries(c) * sizeof *m.busy
                                                          : n * sizeof *m.heap);
         mem->bytes_tasks = (size_t)m.acap * sizeof(task);
         mem->bytes_jobs = (size_t)m.jcap * sizeof(job);

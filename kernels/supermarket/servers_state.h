@@ -1,20 +1,23 @@
 /* `supermarket`, engine `servers`: the engine's state and the structures it is built from.
  * Included by servers.c only: the functions are static so that the event loop there inlines them.
  *
- * State per server, steady mode: a 32-byte record (two per cache line, never straddling one): the
- * queue length, the first SMK_INLINE tasks of its FIFO (the first in service) and where the rest
- * are: in a block of 2^c task slots of the arena, c the block's class, kept in the record beside
- * the length. A block is taken when task SMK_INLINE + 1 joins, moved to the next class when full,
- * and given back when its last task moves into the record. At the loads of interest most queues
- * are short (at JSQ(2), lambda = 0.9, a fifth of the servers hold more than SMK_INLINE tasks), so
- * an event touches one cache line per server and the arena stays small.
+ * State per server, steady mode: its queue length in a byte array (255: 255 or more, the length
+ * then in the record), which is all an arrival's choice and a departure's candidate read, and a
+ * 24-byte record for its FIFO (the first task in service). A short queue (at most SMK_INLINE = 3
+ * tasks) is all in the record; a long one keeps its first SMK_INLINE - 1 tasks there and, in the
+ * last slot, its exact length and where the rest are: a block of 2^c task slots of the arena, c
+ * the block's class (>= 1). The block is taken when the fourth task joins (the third moves into
+ * it), moved to the next class when full, and given back when the queue is short again. At the
+ * loads of interest most queues are short (at JSQ(2), lambda = 0.9, a fifth of the servers hold
+ * more than SMK_INLINE tasks), so an event touches one record and the arena stays small. Three
+ * records of eight straddle two cache lines; the lengths are dense (64 servers per line).
  * A task is 8 bytes: with k = 1 its arrival time, negative for a task of the warm-up (not
  * measured; arrival times are >= 0); with k >= 2 its job's slot in the job pool (arrival time,
  * tasks left), NONE for the warm-up's. Transient mode measures no sojourns: 4-byte records (the
  * length). With non-exponential service the busy servers sit in a binary min-heap keyed by
  * (completion time, server id), the id breaking exact ties so the order is total; only its root
  * is ever removed, so no server records its position.
- * Memory: 32 bytes per server in steady mode, 4 in transient mode, + 4 per entry of the busy list
+ * Memory: 25 bytes per server in steady mode, 4 in transient mode, + 4 per entry of the busy list
  * (n/2 + k entries: it is only kept while fewer than half the servers are busy) or 16 per server
  * for the heap; 8 per slot of the arena and 16 per measured job in system (both grow by
  * doubling). */
@@ -30,19 +33,26 @@
 
 #define NONE UINT32_MAX
 #define XBATCH 64 /* exponential variates drawn at a time */
-#define LEN_BITS 27 /* a steady record's length field; the class is in the bits above */
+#define LEN_BITS 27 /* a long record's length field; the class is in the bits above */
 #define LEN_MASK ((1u << LEN_BITS) - 1)
-#define SMK_INLINE 3 /* tasks held in a server's own record */
+#define LEN_SAT 255 /* in the byte array: a length of 255 or more */
+#define SMK_INLINE 3 /* tasks a short queue holds in its record; a long one holds one less */
 #define MAX_CLASS 26 /* blocks of at most 2^26 slots: a queue is shorter than 2^27 */
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
 
 /* A task: its arrival time (k = 1; negative: not measured) or its job's slot (k >= 2; NONE: not
- * measured). Free arena blocks link through the first slot's job field. */
+ * measured). Free arena blocks link through the first slot's job field. The last slot of a long
+ * record holds `far` instead. */
 typedef union task {
     double t;
     uint64_t job;
+    struct {
+        uint32_t blk; /* the block's first slot */
+        uint32_t lc;  /* the length (low LEN_BITS bits) and the block's class (the bits above) */
+    } far;
 } task;
 
 typedef struct job {
@@ -51,15 +61,13 @@ typedef struct job {
     uint32_t pad_;
 } job;
 
-/* A server in steady mode. Its FIFO: q[0 .. min(len, SMK_INLINE) - 1] (q[0] in service), then
- * arena[blk .. blk + len - SMK_INLINE - 1]. */
+/* A server's FIFO in steady mode (q[0] in service): q[0 .. len - 1] while len <= SMK_INLINE, else
+ * q[0], q[1], then arena[far.blk .. far.blk + len - 3], with far = q[2].far. */
 typedef struct srv {
-    uint32_t lc;  /* length (low LEN_BITS bits) and block class (the bits above) */
-    uint32_t blk; /* the block's first slot, while len > SMK_INLINE */
     task q[SMK_INLINE];
 } srv;
 
-_Static_assert(sizeof(srv) == 32, "two server records per cache line");
+_Static_assert(sizeof(srv) == 24, "a 24-byte record");
 
 typedef struct hitem {
     double t;
@@ -70,6 +78,7 @@ typedef struct sim {
     const smk_ctx *c;
     uint32_t n;
     unsigned char *base; /* records: srv (steady) or the lengths (transient); storq_big_array */
+    uint8_t *len8;       /* steady: the lengths, saturated at LEN_SAT; storq_big_array */
     uint32_t *busy;
     uint32_t B;
     /* exponential service: busy[0..B) is kept in list mode (rmode = 0); in rejection mode the
@@ -106,13 +115,29 @@ static ALWAYS_INLINE srv *srv_of(const sim *m, uint32_t s)
 /* The queue length of server s; tr = m->track (a constant in the specialised loops). */
 static ALWAYS_INLINE uint32_t len_of(const sim *m, uint32_t s, const int tr)
 {
-    return tr ? srv_of(m, s)->lc & LEN_MASK : ((const uint32_t *)m->base)[s];
+    if (!tr)
+        return ((const uint32_t *)m->base)[s];
+    uint32_t l = m->len8[s];
+    return UNLIKELY(l == LEN_SAT) ? srv_of(m, s)->q[SMK_INLINE - 1].far.lc & LEN_MASK : l;
 }
 
-/* Where server s's record starts (to prefetch it). */
-static ALWAYS_INLINE const void *record_of(const sim *m, uint32_t s, const int tr)
+/* Steady mode: server s now holds l tasks (its record already says so if l >= SMK_INLINE + 1). */
+static ALWAYS_INLINE void set_len(sim *m, uint32_t s, uint32_t l)
 {
-    return tr ? (const void *)srv_of(m, s) : (const void *)((const uint32_t *)m->base + s);
+    m->len8[s] = (uint8_t)(l < LEN_SAT ? l : LEN_SAT);
+}
+
+/* Prefetch what an event at server s reads and writes: its length, and its record (both of the
+ * cache lines a straddling record spans). */
+static ALWAYS_INLINE void prefetch_server(const sim *m, uint32_t s, const int tr)
+{
+    if (tr) {
+        __builtin_prefetch(m->len8 + s, 1);
+        __builtin_prefetch(srv_of(m, s), 1);
+        __builtin_prefetch((const char *)srv_of(m, s) + sizeof(srv) - 1, 1);
+    } else {
+        __builtin_prefetch((const uint32_t *)m->base + s, 1);
+    }
 }
 
 /* ---- heap of busy servers (non-exponential service) ---- */
@@ -233,25 +258,27 @@ static inline void block_free(sim *m, uint32_t b, unsigned c)
     m->alive -= (uint64_t)1 << c;
 }
 
-/* Server p's block is full with its j = 2^c tasks: they move to a block of the next class (rare:
- * out of line). The class is capped, which caps a queue at SMK_INLINE + 2^MAX_CLASS < 2^LEN_BITS
- * tasks. */
+/* A long record's block is full with its j = 2^c tasks: they move to a block of the next class
+ * (rare: out of line). The class is capped, which caps a queue at SMK_INLINE - 1 + 2^MAX_CLASS <
+ * 2^LEN_BITS tasks. */
 static __attribute__((noinline)) int block_grow(sim *m, srv *p, uint32_t j)
 {
-    unsigned c = p->lc >> LEN_BITS;
+    task *f = &p->q[SMK_INLINE - 1];
+    unsigned c = f->far.lc >> LEN_BITS;
     uint32_t b;
     if (c == MAX_CLASS || block_alloc(m, c + 1, &b))
         return -1;
-    memcpy(&m->arena[b], &m->arena[p->blk], sizeof(task) * j);
-    block_free(m, p->blk, c);
-    p->blk = b;
-    p->lc = (p->lc & LEN_MASK) | (uint32_t)(c + 1) << LEN_BITS;
+    memcpy(&m->arena[b], &m->arena[f->far.blk], sizeof(task) * j);
+    block_free(m, f->far.blk, c);
+    f->far.blk = b;
+    f->far.lc = (f->far.lc & LEN_MASK) | (uint32_t)(c + 1) << LEN_BITS;
     return 0;
 }
 
 static void sim_free(sim *m)
 {
     free(m->base);
+    free(m->len8);
     free(m->busy);
     free(m->heap);
     free(m->arena);
