@@ -33,11 +33,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define AHEAD 4 /* arrivals whose servers are drawn (and prefetched) ahead */
+#define AHEAD 8 /* arrivals whose servers are drawn (and their lengths prefetched) ahead */
+#define GUESS 4 /* arrivals ahead whose likely chosen server's record is prefetched */
 enum { SMK_L2_WITHOUT = 1, SMK_L2_WITH = 2 }; /* the L = 2 instances of the event loop */
-#define RING 8  /* samples kept: a power of two above AHEAD */
+#define RING 16 /* samples kept: a power of two above AHEAD */
+#ifndef ARENA_LEAD
+#define ARENA_LEAD 1 /* departures ahead whose candidate's block is prefetched */
+#endif
 
-_Static_assert(AHEAD < RING && (RING & (RING - 1)) == 0, "the sample ring");
+_Static_assert(GUESS < AHEAD && AHEAD < RING && (RING & (RING - 1)) == 0, "the sample ring");
 
 /* ---- events ---- */
 
@@ -252,6 +256,8 @@ static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const
             m->ch = (i + 1) % SMK_CANDIDATES;
             l = len_of(m, s, tr);
         } while (l == 0);
+        if (tr)
+            prefetch_block(m, m->cand[(m->ch + ARENA_LEAD - 1) % SMK_CANDIDATES]);
     } else {
         idx = (uint32_t)storq_rng_below(&m->pick, m->B);
         s = m->busy[idx];
@@ -287,7 +293,7 @@ static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const
     }
 }
 
-/* The L servers of the next arrival (ROUTING stream), their records prefetched. */
+/* The L servers of an arrival AHEAD arrivals ahead (ROUTING stream), their lengths prefetched. */
 static ALWAYS_INLINE void draw_sample(const sim *m, storq_rng *rout, uint64_t *samp, const int tr,
                                       const int l2)
 {
@@ -305,7 +311,30 @@ static ALWAYS_INLINE void draw_sample(const sim *m, storq_rng *rout, uint64_t *s
         storq_rng_sample_distinct_fast(rout, m->n, L, samp);
     }
     for (unsigned j = 0; j < L; j++)
-        prefetch_server(m, (uint32_t)samp[j], tr);
+        prefetch_length(m, (uint32_t)samp[j], tr);
+}
+
+/* Steady mode, GUESS arrivals ahead, when the sample's lengths have come: prefetch the record of
+ * the server the arrival would join now (k = 1; queues seldom change in between at large n, and a
+ * wrong guess costs only a miss), or of all L servers (k >= 2). */
+static ALWAYS_INLINE void guess_chosen(const sim *m, const uint64_t *samp, const int tr,
+                                       const int k1, const int l2)
+{
+    if (!tr)
+        return;
+    unsigned L = l2 ? 2 : m->c->L;
+    if (!k1) {
+        for (unsigned j = 0; j < L; j++)
+            prefetch_record(m, (uint32_t)samp[j]);
+        return;
+    }
+    uint32_t best = (uint32_t)samp[0], lbest = m->len8[best];
+    for (unsigned j = 1; j < L; j++) {
+        uint32_t s = (uint32_t)samp[j], l = m->len8[s];
+        best = l < lbest ? s : best;
+        lbest = l < lbest ? l : lbest;
+    }
+    prefetch_record(m, best);
 }
 
 /* ---- the event loop ---- */
@@ -374,6 +403,8 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
     unsigned r = 0; /* the next arrival's servers are in ring slot r % RING */
     for (unsigned j = 0; j < AHEAD; j++)
         draw_sample(m, &io->rout, io->ring + (size_t)j * L, tr, l2);
+    for (unsigned j = 0; j < GUESS; j++)
+        guess_chosen(m, io->ring + (size_t)j * L, tr, k1, l2);
     hists H = {m->aql, m->soj, m->dly};
     double aql_sum = 0, aql_min = 0, aql_max = 0, soj_sum = 0, soj_min = 0, soj_max = 0;
     double dly_sum = 0, dly_min = 0, dly_max = 0;
@@ -448,6 +479,7 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
             double ta_next = last ? INFINITY : t + next_interarrival(io, arate);
             const uint64_t *samp = io->ring + (size_t)(r % RING) * L;
             draw_sample(m, &io->rout, io->ring + (size_t)((r + AHEAD) % RING) * L, tr, l2);
+            guess_chosen(m, io->ring + (size_t)((r + GUESS) % RING) * L, tr, k1, l2);
             r++;
             /* k = 1: B can only grow by one; the rescaled residual computed ahead likewise */
             double td_more = ex && k1 ? t + (td - t) * (double)Bold / (double)(Bold + 1) : 0.0;

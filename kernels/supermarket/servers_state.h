@@ -127,17 +127,36 @@ static ALWAYS_INLINE void set_len(sim *m, uint32_t s, uint32_t l)
     m->len8[s] = (uint8_t)(l < LEN_SAT ? l : LEN_SAT);
 }
 
-/* Prefetch what an event at server s reads and writes: its length, and its record (both of the
- * cache lines a straddling record spans). */
+/* Prefetch server s's length. */
+static ALWAYS_INLINE void prefetch_length(const sim *m, uint32_t s, const int tr)
+{
+    if (tr)
+        __builtin_prefetch(m->len8 + s, 1);
+    else
+        __builtin_prefetch((const uint32_t *)m->base + s, 1);
+}
+
+/* Steady mode: prefetch server s's record (both of the cache lines a straddling one spans). */
+static ALWAYS_INLINE void prefetch_record(const sim *m, uint32_t s)
+{
+    __builtin_prefetch(srv_of(m, s), 1);
+    __builtin_prefetch((const char *)srv_of(m, s) + sizeof(srv) - 1, 1);
+}
+
+/* Steady mode: if server s's queue is long, prefetch the first task of its block (the one a
+ * departure moves into the record). Reads s's length and record: call it once they have come. */
+static ALWAYS_INLINE void prefetch_block(const sim *m, uint32_t s)
+{
+    if (m->len8[s] > SMK_INLINE)
+        __builtin_prefetch(&m->arena[srv_of(m, s)->q[SMK_INLINE - 1].far.blk], 1);
+}
+
+/* Prefetch what an event at server s reads and writes: its length, and its record. */
 static ALWAYS_INLINE void prefetch_server(const sim *m, uint32_t s, const int tr)
 {
-    if (tr) {
-        __builtin_prefetch(m->len8 + s, 1);
-        __builtin_prefetch(srv_of(m, s), 1);
-        __builtin_prefetch((const char *)srv_of(m, s) + sizeof(srv) - 1, 1);
-    } else {
-        __builtin_prefetch((const uint32_t *)m->base + s, 1);
-    }
+    prefetch_length(m, s, tr);
+    if (tr)
+        prefetch_record(m, s);
 }
 
 /* ---- heap of busy servers (non-exponential service) ---- */
