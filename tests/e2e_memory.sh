@@ -12,15 +12,15 @@ export OMP_NUM_THREADS=1
 STORQ_MEMORY_LIMIT=8G expect 2 "point 0: its observables (the largest, 'u_t', has 100000100000 values) need 745 GiB per replication in flight; at most 8 GiB are allowed (STORQ_MEMORY_LIMIT=8G shared by 1 rank x 1 thread per node" -- run supermarket --mode transient --grid 1000000 --levels 100000 -r 2
 STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 100000000 replications (-r) of 24 values need 17.9 GiB for the point's table" -- run supermarket --n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 100000000
 STORQ_MEMORY_LIMIT=8G expect 2 "point 0: 2147483648 replications (-r) of .* values need .* GiB for the point's table" -- run supermarket --n 10 -r 2147483648
-STORQ_MEMORY_LIMIT=8G expect 2 "\-\-n: 2000000000 servers need 63.3 GiB for per-server records per replication (and thread); at most 8 GiB" -- run supermarket --n 2000000000 --lambda 0.5 -r 2
+STORQ_MEMORY_LIMIT=8G expect 2 "\-\-n: 2000000000 servers need 50.3 GiB for per-server records per replication (and thread); at most 8 GiB" -- run supermarket --n 2000000000 --lambda 0.5 -r 2
 STORQ_MEMORY_LIMIT=1M expect 2 "point 1: its observables (the largest, 'u_t', has 200010 values) need .* GiB per replication in flight; at most 0.000977 GiB" -- run supermarket --mode transient --grid 100,20000 --levels 10 -r 2
 # The proxy and threads models state their per-thread arrays too.
 STORQ_MEMORY_LIMIT=8G expect 2 "\-\-L/\-\-code: 1048576 threads for 3 policies need .* GiB for per-thread arrays" -- run proxy --L 1048576 --code bafec+greedy+fixed:3 --memory-limit 100K -r 2
 STORQ_MEMORY_LIMIT=1K expect 2 "\-\-L/\-\-policy: 3 threads for 3 policies need .* GiB for per-thread arrays" -- run threads -r 2
 # --memory-limit is the node's budget, shared by its ranks and their threads; it overrides the
 # environment; without either, the node's available memory is the budget.
-OMP_NUM_THREADS=2 STORQ_MEMORY_LIMIT=100G expect 2 "\-\-n: 20000000 servers need 0.708 GiB .* at most 0.5 GiB are allowed (\-\-memory-limit 1G shared by 1 rank x 2 threads per node" -- run supermarket --n 20000000 -r 2 --memory-limit 1G
-expect 2 "\-\-n: 2000000000 servers need 70.6 GiB .* (the node's available memory, .* GiB shared by 1 rank x 1 thread per node; \-\-memory-limit sets another budget)" -- run supermarket --n 2000000000 -r 2
+OMP_NUM_THREADS=2 STORQ_MEMORY_LIMIT=100G expect 2 "\-\-n: 20000000 servers need 0.639 GiB .* at most 0.5 GiB are allowed (\-\-memory-limit 1G shared by 1 rank x 2 threads per node" -- run supermarket --n 20000000 -r 2 --memory-limit 1G
+expect 2 "\-\-n: 2000000000 servers need 63.7 GiB .* (the node's available memory, .* GiB shared by 1 rank x 1 thread per node; \-\-memory-limit sets another budget)" -- run supermarket --n 2000000000 -r 2
 expect 2 "\-\-memory-limit: 'lots' is not a size" -- run supermarket -r 2 --memory-limit lots
 expect 2 "\-\-memory-limit: '0' is not a size" -- run supermarket -r 2 --memory-limit 0
 STORQ_MEMORY_LIMIT=12X expect 2 "STORQ_MEMORY_LIMIT: '12X' is not a size" -- run supermarket -r 2

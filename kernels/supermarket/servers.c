@@ -21,7 +21,9 @@
  *    servers sit in the heap of servers_state.h. O(log n) per departure and per start of service.
  * An arrival costs O(L) (plus O(log n) per task that starts service, other laws only), never O(n).
  * The L servers of an arrival are drawn (ROUTING stream, same draws in the same order) AHEAD
- * arrivals early and their records prefetched, which hides the memory latency of random servers.
+ * arrivals early and their lengths prefetched, then GUESS arrivals early the record of the one it
+ * would join; departure candidates are drawn SMK_CANDIDATES early, their lengths and records
+ * prefetched. This hides most of the memory latency of random servers.
  * Exponential variates (inter-arrival times, the E above) are drawn in batches of XBATCH, away
  * from the event loop (same values, same order). */
 #include "servers_state.h"
@@ -37,9 +39,6 @@
 #define GUESS 4 /* arrivals ahead whose likely chosen server's record is prefetched */
 enum { SMK_L2_WITHOUT = 1, SMK_L2_WITH = 2 }; /* the L = 2 instances of the event loop */
 #define RING 16 /* samples kept: a power of two above AHEAD */
-#ifndef ARENA_LEAD
-#define ARENA_LEAD 1 /* departures ahead whose candidate's block is prefetched */
-#endif
 
 _Static_assert(GUESS < AHEAD && AHEAD < RING && (RING & (RING - 1)) == 0, "the sample ring");
 
@@ -256,8 +255,6 @@ static ALWAYS_INLINE void depart(sim *m, hists *H, double t, const int ex, const
             m->ch = (i + 1) % SMK_CANDIDATES;
             l = len_of(m, s, tr);
         } while (l == 0);
-        if (tr)
-            prefetch_block(m, m->cand[(m->ch + ARENA_LEAD - 1) % SMK_CANDIDATES]);
     } else {
         idx = (uint32_t)storq_rng_below(&m->pick, m->B);
         s = m->busy[idx];

@@ -143,14 +143,6 @@ static ALWAYS_INLINE void prefetch_record(const sim *m, uint32_t s)
     __builtin_prefetch((const char *)srv_of(m, s) + sizeof(srv) - 1, 1);
 }
 
-/* Steady mode: if server s's queue is long, prefetch the first task of its block (the one a
- * departure moves into the record). Reads s's length and record: call it once they have come. */
-static ALWAYS_INLINE void prefetch_block(const sim *m, uint32_t s)
-{
-    if (m->len8[s] > SMK_INLINE)
-        __builtin_prefetch(&m->arena[srv_of(m, s)->q[SMK_INLINE - 1].far.blk], 1);
-}
-
 /* Prefetch what an event at server s reads and writes: its length, and its record. */
 static ALWAYS_INLINE void prefetch_server(const sim *m, uint32_t s, const int tr)
 {
