@@ -562,9 +562,10 @@ static size_t busy_entries(const smk_ctx *c)
 /* Arena slots a steady run is expected to take: the tasks past the records at the mean-field
  * fixed point (as if the service were exponential), n (u_4 + sum_{i >= 4} u_i) (a long queue of
  * l >= 4 tasks keeps l - 2 in its block), times ARENA_SLACK
- * for the power-of-two blocks and for blocks kept at their largest until they empty (measured:
- * 1.2x at JSQ(2), lambda = 0.9; 1.4x at L = 1, lambda = 0.9). At a load >= 1 (no fixed point) the
- * queues grow without bound and nothing is stated. */
+ * for the power-of-two blocks and for blocks kept at their largest until the queue is short
+ * again (measured at JSQ(2), lambda = 0.9, n = 10^7 from the fixed point: about 1.6x, from the
+ * growth of the peak resident size). At a load >= 1 (no fixed point) the queues grow without
+ * bound and nothing is stated. */
 #define ARENA_SLACK 2.0
 static double arena_slots_expected(const smk_ctx *c)
 {
@@ -737,8 +738,9 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
     }
     rec->events = io.events;
     if (mem) {
-        mem->bytes_servers = n * (rsize + (m.track ? 1 : 0)) + (c->service_exp ? busy_entries(c) * sizeof *m.busy
-                                                         : n * sizeof *m.heap);
+        mem->bytes_servers = n * (rsize + (m.track ? 1 : 0)) +
+                             (c->service_exp ? busy_entries(c) * sizeof *m.busy
+                                             : n * sizeof *m.heap);
         mem->bytes_tasks = (size_t)m.acap * sizeof(task);
         mem->bytes_jobs = (size_t)m.jcap * sizeof(job);
         mem->bytes_levels = m.occ.cap * (sizeof *m.occ.N + 4 * sizeof(double));
