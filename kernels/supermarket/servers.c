@@ -563,8 +563,9 @@ static size_t busy_entries(const smk_ctx *c)
  * fixed point (as if the service were exponential), n (u_4 + sum_{i >= 4} u_i) (a long queue of
  * l >= 4 tasks keeps l - 2 in its block), times ARENA_SLACK
  * for the power-of-two blocks and for blocks kept at their largest until the queue is short
- * again (measured at JSQ(2), lambda = 0.9, n = 10^7 from the fixed point: about 1.6x, from the
- * growth of the peak resident size). At a load >= 1 (no fixed point) the queues grow without
+ * again (measured at JSQ(2), lambda = 0.9: the growth of the peak resident size beyond the
+ * lengths and records stays under 1.6x this count, at n = 10^6 from empty and 10^7 from the fixed
+ * point). At a load >= 1 (no fixed point) the queues grow without
  * bound and nothing is stated. */
 #define ARENA_SLACK 2.0
 static double arena_slots_expected(const smk_ctx *c)
@@ -576,7 +577,7 @@ static double arena_slots_expected(const smk_ctx *c)
     if (!u)
         return 0.0;
     storq_sm_fixed_point((int)c->L, (int)c->k, c->load, levels, u);
-    for (size_t i = SMK_INLINE + 1; i < levels; i++)
+    for (size_t i = SMK_INLINE + 1; i < levels; i++) /* u_4 twice: its own task and the third */
         past += u[i] * (i == SMK_INLINE + 1 ? 2.0 : 1.0);
     free(u);
     return ARENA_SLACK * past * (double)c->n;
@@ -613,7 +614,8 @@ static int start_fill(sim *m, uint32_t s, uint32_t l)
 size_t storq_smk_servers_bytes(const smk_ctx *c)
 {
     const int steady = c->mode == SMK_MODE_STEADY;
-    size_t bytes = storq_big_array_bytes(storq_bytes_mul(c->n, steady ? sizeof(srv) : 4));
+    size_t bytes =
+        storq_big_array_bytes(storq_bytes_mul(c->n, steady ? sizeof(srv) : sizeof(uint32_t)));
     if (steady) /* the lengths, a byte each */
         bytes = storq_bytes_add(bytes, storq_big_array_bytes(c->n)); /* huge-page rounding */
     if (c->service_exp)
