@@ -383,7 +383,7 @@ static int steady_generic(cstate *s)
 }
 
 int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
-                   smk_mem_stats *mem, storq_error *err)
+                         storq_error *err)
 {
     unsigned L = c->L, k = c->k;
     cstate s;
@@ -436,11 +436,6 @@ int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_re
         if (steady)
             storq_smk_record_steady(c, &s.o, s.T, rec);
         rec->events = s.events;
-        if (mem) {
-            memset(mem, 0, sizeof *mem);
-            mem->bytes_levels = s.o.cap * (sizeof *s.o.N + 4 * sizeof(double)) +
-                                s.joined_cap * sizeof *s.joined; /* with the joined counts */
-        }
     }
     free(buf);
     free(s.chosen);

@@ -8,6 +8,6 @@ int storq_smk_replicate(const void *vctx, const storq_stream_key *key, storq_rec
 {
     const smk_ctx *c = vctx;
     if (c->engine == SMK_ENGINE_COUNTS)
-        return storq_smk_run_counts(c, key, rec, NULL, err);
-    return storq_smk_run_servers(c, key, rec, NULL, err);
+        return storq_smk_run_counts(c, key, rec, err);
+    return storq_smk_run_servers(c, key, rec, err);
 }

@@ -143,21 +143,13 @@ int storq_smk_parse_start(const char *spec, uint64_t n, unsigned L, unsigned k, 
  * stream, hence here: the differential test replays it. */
 #define SMK_CANDIDATES 4
 
-typedef struct smk_mem_stats {
-    size_t bytes_servers; /* per-server arrays (records, busy list or heap) */
-    size_t bytes_tasks;   /* servers engine: the arena of waiting tasks at its peak capacity */
-    size_t bytes_jobs;    /* job pool at its peak capacity */
-    size_t bytes_levels;  /* occupancy arrays */
-    size_t peak_tasks, peak_jobs; /* arena slots in blocks, jobs in system: their peaks */
-} smk_mem_stats;
-
 int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
-                    smk_mem_stats *mem, storq_error *err);
+                          storq_error *err);
 /* Bytes the servers engine allocates per server before a replication starts (records, busy list
  * or heap), for prepare()'s memory check; the task and job pools grow with what is in system. */
 size_t storq_smk_servers_bytes(const smk_ctx *c);
 int storq_smk_run_counts(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
-                   smk_mem_stats *mem, storq_error *err);
+                         storq_error *err);
 
 /* Grid time t_j = j horizon / grid (the same expression everywhere). */
 static inline double smk_grid_time(const smk_ctx *c, size_t j)

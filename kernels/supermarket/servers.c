@@ -205,7 +205,6 @@ static ALWAYS_INLINE void task_done(sim *m, hists *H, double t, double ta, uint3
         m->measured_left--;
         J->remaining = m->jfree;
         m->jfree = jb;
-        m->jlive--;
     }
 }
 
@@ -627,7 +626,7 @@ size_t storq_smk_servers_bytes(const smk_ctx *c)
 }
 
 int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_record *rec,
-                    smk_mem_stats *mem, storq_error *err)
+                          storq_error *err)
 {
     sim m;
     memset(&m, 0, sizeof m);
@@ -739,16 +738,6 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
         storq_record_scalar(rec, c->id_mdelay, m.dly_sum / (double)m.dly_count);
     }
     rec->events = io.events;
-    if (mem) {
-        mem->bytes_servers = n * (rsize + (m.track ? 1 : 0)) +
-                             (c->service_exp ? busy_entries(c) * sizeof *m.busy
-                                             : n * sizeof *m.heap);
-        mem->bytes_tasks = (size_t)m.acap * sizeof(task);
-        mem->bytes_jobs = (size_t)m.jcap * sizeof(job);
-        mem->bytes_levels = m.occ.cap * (sizeof *m.occ.N + 4 * sizeof(double));
-        mem->peak_tasks = m.apeak;
-        mem->peak_jobs = m.jpeak;
-    }
     free(buf);
     free(chosen);
     sim_free(&m);

@@ -90,10 +90,10 @@ typedef struct sim {
     hitem *heap;
     uint32_t H;
     task *arena;                /* blocks of waiting tasks (steady mode) */
-    uint64_t acap, aused, alive, apeak; /* slots: allocated, ever handed out, in blocks, peak */
+    uint64_t acap, aused; /* slots: allocated, ever handed out */
     uint32_t afree[MAX_CLASS + 1]; /* free blocks of each class (linked), or NONE */
     job *jobs;
-    uint32_t jcap, jused, jfree, jlive, jpeak;
+    uint32_t jcap, jused, jfree;
     smk_occ occ;
     storq_rng serv;
     storq_rng pick; /* exponential service: which server departs (EXTRA stream) */
@@ -218,8 +218,6 @@ static int job_alloc(sim *m, uint32_t *out)
         }
         i = m->jused++;
     }
-    if (++m->jlive > m->jpeak)
-        m->jpeak = m->jlive;
     *out = i;
     return 0;
 }
@@ -255,9 +253,6 @@ static inline int block_alloc(sim *m, unsigned c, uint32_t *out)
         b = (uint32_t)m->aused;
         m->aused += size;
     }
-    m->alive += (uint64_t)1 << c;
-    if (m->alive > m->apeak)
-        m->apeak = m->alive;
     *out = b;
     return 0;
 }
@@ -266,7 +261,6 @@ static inline void block_free(sim *m, uint32_t b, unsigned c)
 {
     m->arena[b].job = m->afree[c];
     m->afree[c] = b;
-    m->alive -= (uint64_t)1 << c;
 }
 
 /* A long record's block is full with its j = 2^c tasks: they move to a block of the next class
