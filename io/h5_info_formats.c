@@ -303,6 +303,7 @@ static herr_t json_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
     FILE *out = ((void **)data)[0];
     int *first = ((void **)data)[1];
     char *s = NULL;
+    double *x_all = NULL;
     storq_error ignore = {0};
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     hid_t t = a >= 0 ? H5Aget_type(a) : -1;
@@ -320,9 +321,21 @@ static herr_t json_attr(hid_t loc, const char *name, const H5A_info_t *info, voi
         double x = NAN;
         H5Aread(a, H5T_NATIVE_DOUBLE, &x);
         storq_json_number(out, x);
+    } else if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && count > 1 &&
+               (x_all = malloc(sizeof *x_all * (size_t)count)) != NULL &&
+               H5Aread(a, H5T_NATIVE_DOUBLE, x_all) >= 0) {
+        /* a numeric array (format_version [major, minor]): flattened, in storage order */
+        fputc('[', out);
+        for (hssize_t i = 0; i < count; i++) {
+            if (i > 0)
+                fputs(", ", out);
+            storq_json_number(out, x_all[i]);
+        }
+        fputc(']', out);
     } else {
-        fputs("null", out); /* arrays and other types: see the table format */
+        fputs("null", out); /* other types: see the table format */
     }
+    free(x_all);
     free(s);
     storq_h5u_close_space(&space);
     storq_h5u_close_type(&t);

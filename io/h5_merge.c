@@ -419,10 +419,11 @@ int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
                 m.npoints - missing, m.npoints, list[0] ? list : "none");
         ranges_text(&m, 1, list, sizeof list);
         rc = storq_fail(err, STORQ_ERR_RUNTIME, "merge: %zu of the run's %zu points %s in no "
-                        "input: %s. The %zu others are in %s; merge again with the missing "
+                        "input: %s. %s %zu %s in %s; merge again with the missing "
                         "tasks' files, or complete it with `storq run ... -o %s --resume`",
                         missing, m.npoints, missing == 1 ? "is" : "are", list,
-                        m.npoints - missing, partial, out_path);
+                        m.npoints - missing == 1 ? "The other" : "The", m.npoints - missing,
+                        m.npoints - missing == 1 ? "is" : "others are", partial, out_path);
     }
     merge_free(&m);
     free(partial);

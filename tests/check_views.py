@@ -63,6 +63,17 @@ def info(h5, csv_path, json_path):
     c = pd.read_csv(csv_path, float_precision="round_trip")  # every bit, as written
     j = json.load(open(json_path))
     with h5py.File(h5, "r") as f:
+        # the root attributes, numeric arrays (format_version) included, as the file holds them
+        for name, want in f.attrs.items():
+            got = j["attributes"].get(name)
+            if isinstance(want, bytes):
+                want = want.decode()
+            if isinstance(want, np.ndarray):
+                want = want.tolist()
+            elif isinstance(want, np.generic):
+                want = want.item()
+            if got != want:
+                fail(f"info json attribute {name}: {got!r} != {want!r}")
         ids = [int(r["point"]) for r in f["points/index"][()]]
         if sorted(c["point"].tolist()) != ids or [p["point"] for p in j["points"]] != ids:
             fail("info csv/json points differ from the index")

@@ -35,7 +35,7 @@ for ranks in 1 2; do
   [ "$kept" -ge 3 ] && [ "$kept" -lt $reps ] || { echo "FAIL: checkpoint holds $kept"; exit 1; }
   OMP_NUM_THREADS=1 mpirun -np $ranks "$storq" "${args[@]}" -o cut.h5 --resume 2> resume.log
   cat resume.log
-  grep -q "^storq: --resume: $kept replications of 1 unfinished points taken from checkpoints" resume.log \
+  grep -q "^storq: --resume: $kept replications of 1 unfinished point taken from checkpoints" resume.log \
     || { echo "FAIL: resume did not report the $kept replications taken"; exit 1; }
   "$python" "$here/compare_h5.py" whole.h5 cut.h5
   HDF5_USE_FILE_LOCKING=FALSE "$python" -c "

@@ -16,7 +16,7 @@ expect 2 "\-\-k: 4 exceeds \-\-n 3; a job needs k of its n tasks, so 1 <= k <= n
 # the stability bound, exponential tasks: lambda / g < n mu, at and beyond it, for each assignment
 expect 2 "\-\-lambda: 10 is at or beyond the stability bound.*lambda must be below 10 under \-\-assign uniform" -- "${fj[@]}" --n 10 --k 5 --mu 1 --lambda 10 "${small[@]}"
 expect 2 "\-\-lambda: 11 is at or beyond the stability bound.*lambda must be below 10" -- "${fj[@]}" --n 10 --k 5 --mu 1 --lambda 11 "${small[@]}"
-expect 2 "\-\-lambda: 20 is at or beyond the stability bound.*2 group(s).*below 20 under \-\-assign uniform" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --lambda 20 "${small[@]}"
+expect 2 "\-\-lambda: 20 is at or beyond the stability bound: each of the 2 groups.*below 20 under \-\-assign uniform" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --lambda 20 "${small[@]}"
 expect 2 "\-\-lambda: 20 is at or beyond the stability bound.*below 20 under \-\-assign pod:2" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --assign pod:2 --lambda 20 "${small[@]}"
 expect 2 "\-\-lambda: 20 is at or beyond the stability bound.*below 20 under \-\-assign lwl" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --assign lwl --lambda 20 "${small[@]}"
 expect 2 "\-\-lambda: 25 is at or beyond the stability bound.*below 20 under \-\-assign lwl" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --assign lwl --load jobs --lambda 25 "${small[@]}"

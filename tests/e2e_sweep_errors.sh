@@ -58,6 +58,9 @@ expect 2 "cannot read the sweep file" -- run missing.ini --dry-run
 # The same refusals without --dry-run.
 expect 2 "dup.ini:5: \[supermarket\] n: given twice (lines 4 and 5)" -- run dup.ini
 expect 2 "ziplen.ini:3: \[run\] zip: the zipped lists must be equally long" -- run ziplen.ini
+# A zipped list overridden alone from the command line: the message says where each came from.
+printf '[run]\nmodel = supermarket\nzip = n, arrivals\n[supermarket]\nn = 10, 20\narrivals = 100, 200\n' > zipover.ini
+expect 2 "zipover.ini:3: \[run\] zip: the zipped lists must be equally long; 'arrivals' (line 6) has 2 values, 'n' (on the command line) 1 (a command line that changes one zipped list gives the others too" -- run zipover.ini --n 50
 
 # dry FILE WANT: storq run FILE --dry-run prints exactly WANT (a grep -x pattern per line, in order).
 listing() { "$storq" run "$1" --dry-run 2>&1; }

@@ -156,13 +156,16 @@ static int fj_check_stability(fj_ctx *c, const storq_params *p, storq_error *err
     c->capacity_exact = 1;
     c->capacity_why = why;
     if (lg >= c->capacity) {
+        char groups[48] = "the group";
+        if (c->g > 1)
+            snprintf(groups, sizeof groups, "each of the %llu groups", (unsigned long long)c->g);
         if (!p->allow_unstable)
             return storq_fail(err, STORQ_ERR_USAGE,
-                              "--lambda: %g is at or beyond the stability bound: each of the "
-                              "%llu group(s) takes less than %g jobs per unit time, by %s; so "
+                              "--lambda: %g is at or beyond the stability bound: %s "
+                              "takes less than %g jobs per unit time, by %s; so "
                               "lambda must be below %g under --assign %s. Lower --lambda or pass "
                               "--allow-unstable",
-                              c->lambda, (unsigned long long)c->g, c->capacity, why,
+                              c->lambda, groups, c->capacity, why,
                               c->capacity * (double)c->g, storq_param_string(p, "assign"));
         storq_warn("forkjoin: --lambda %g is at or beyond the stability bound %g; queues grow "
                    "without bound and the steady-state figures mean nothing (--allow-unstable)",

@@ -365,8 +365,9 @@ int storq_collect_resume(run_state *st, storq_error *err)
         points++;
     }
     if (st->reps_resumed)
-        fprintf(stderr, "storq: --resume: %zu replications of %zu unfinished points taken from "
-                "checkpoints\n", st->reps_resumed, points);
+        fprintf(stderr, "storq: --resume: %zu replication%s of %zu unfinished point%s taken from "
+                "checkpoints\n", st->reps_resumed, st->reps_resumed == 1 ? "" : "s", points,
+                points == 1 ? "" : "s");
     return STORQ_OK;
 }
 

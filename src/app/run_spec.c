@@ -179,6 +179,7 @@ static int set_assignment(storq_run_spec *spec, const char *name, const char *te
     a->values = values;
     a->nvalues = n;
     a->line = 0; /* the sweep file's reader sets its own */
+    a->from_command_line = 0; /* parse_args marks the command line's own */
     return STORQ_OK;
 }
 
@@ -224,6 +225,17 @@ static int fill_defaults(storq_run_spec *spec, storq_error *err)
 static int split_zip(const storq_run_spec *spec, const char *text, const char *what,
                      char ***names, size_t *n, storq_error *err);
 
+/* " (line N)", " (on the command line)" or "": where a parameter's values came from */
+static void where_given(const storq_assignment *a, char *buf, size_t size)
+{
+    if (a->line)
+        snprintf(buf, size, " (line %d)", a->line);
+    else if (a->from_command_line)
+        snprintf(buf, size, " (on the command line)");
+    else
+        buf[0] = '\0';
+}
+
 /* Mark the zip group: parameters whose lists advance together (e.g. n and arrivals, so that
  * the run length grows with the system), which must be equally long. The names were checked
  * when the group was given (set_zip). */
@@ -248,14 +260,17 @@ static int apply_zip(storq_run_spec *spec, storq_error *err)
         if (!first) {
             first = a;
         } else if (a->nvalues != first->nvalues) {
-            char la[32] = "", lf[32] = "";
-            if (a->line)
-                snprintf(la, sizeof la, " (line %d)", a->line);
-            if (first->line)
-                snprintf(lf, sizeof lf, " (line %d)", first->line);
+            char la[40], lf[40];
+            where_given(a, la, sizeof la);
+            where_given(first, lf, sizeof lf);
+            /* a sweep file's zip group overridden in part from the command line: say how */
+            int partly = a->from_command_line != first->from_command_line;
             rc = storq_fail(err, STORQ_ERR_USAGE, "%s: the zipped lists must be equally long; "
-                            "'%s'%s has %zu values, '%s'%s %zu", spec->zip_where, a->name, la,
-                            a->nvalues, first->name, lf, first->nvalues);
+                            "'%s'%s has %zu values, '%s'%s %zu%s", spec->zip_where, a->name, la,
+                            a->nvalues, first->name, lf, first->nvalues,
+                            partly ? " (a command line that changes one zipped list gives the "
+                                     "others too, or --zip names another group)"
+                                   : "");
         }
     }
     free_values(names, n);
@@ -741,7 +756,7 @@ static int help_model(const char *target, int with_run_options, storq_run_spec *
 static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_error *err)
 {
     if (a->replications)
-        STORQ_TRY(set_replications(spec, "--replications", a->replications, err));
+        STORQ_TRY(set_replications(spec, "-r/--replications", a->replications, err));
     if (a->seed)
         STORQ_TRY(set_seed(spec, "--seed", a->seed, err));
     if (a->output)
@@ -820,9 +835,17 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
         rc = parse_sweep_file(a.target, spec, err);
     } else if (!rc) {
         spec->model = storq_model_find(a.target);
-        if (!spec->model)
-            rc = storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s (see `storq models`)",
-                            a.target, with_run_options ? " and not a sweep file (.ini)" : "");
+        if (!spec->model) {
+            char known[256] = "";
+            size_t nm;
+            const storq_model *const *models = storq_models(&nm);
+            for (size_t i = 0; i < nm; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         i ? ", " : "", models[i]->name);
+            rc = storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s; models: %s (`storq "
+                            "models` describes them)", a.target,
+                            with_run_options ? " and not a sweep file (.ini)" : "", known);
+        }
         else
             rc = init_assignments(spec, err);
     }
@@ -831,8 +854,12 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     /* Model parameters on the command line override the sweep file's; --class values are one
      * parameter, `classes`, together. */
     for (size_t i = 0; !rc && !spec->help && i < a.nparams; i++)
-        if (strcmp(a.params[i].name, "class") || !spec->model->class_fields)
+        if (strcmp(a.params[i].name, "class") || !spec->model->class_fields) {
             rc = set_assignment(spec, a.params[i].name, a.params[i].value, "--", NULL, err);
+            size_t idx;
+            if (!rc && storq_param_find(spec->model->params, a.params[i].name, &idx))
+                spec->assign[idx].from_command_line = 1;
+        }
     char *classes = NULL;
     if (!rc && !spec->help)
         rc = storq_classes_from_flags(spec->model, &a, &classes, err);

@@ -17,6 +17,7 @@ typedef struct storq_assignment {
     char **values;
     size_t nvalues;
     int line; /* the sweep file's line that gave them; 0: the command line or the default */
+    int from_command_line; /* given on the command line (overriding a sweep file's values) */
 } storq_assignment;
 
 typedef struct storq_run_spec {
