@@ -77,6 +77,9 @@ stop)
   done
   echo "local-cluster: stopped" ;;
 status)
+  if ! scontrol ping >/dev/null 2>&1; then
+    echo "local-cluster: not running ($0 start starts it)"; exit 1
+  fi
   scontrol ping; sinfo ;;
 *)
   echo "usage: $0 start|stop|status" >&2; exit 2 ;;
