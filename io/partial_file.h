@@ -18,9 +18,9 @@ int storq_partial_create(const char *final_path, const char *partial, const char
 
 /* Before a write of about `bytes` (a generous estimate): allocate that much disk space past the
  * end of partial (Linux fallocate, keeping the size), so that a full disk or quota is a clean
- * error here ("No space left on device writing X: WHAT needs about N MB more") and never a
- * write failing inside HDF5, which leaves the file's metadata half written. Where the file system
- * cannot allocate ahead (NFS, say), its free space is compared instead. */
+ * error here ("No space left on device writing X (WHAT needs up to N MB); free some space
+ * first") and never a write failing inside HDF5, which leaves the file's metadata half written.
+ * Where the file system cannot allocate ahead (NFS, say), its free space is compared instead. */
 int storq_partial_reserve(const char *partial, uint64_t bytes, const char *what,
                           storq_error *err);
 

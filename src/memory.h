@@ -12,7 +12,8 @@
 /* The budget of one rank, and the replications it runs at once (its threads). The program sets it
  * once before any point is prepared (src/app/memory_budget.c: --memory-limit, STORQ_MEMORY_LIMIT,
  * or the node's available memory shared by its ranks); source says where it came from, for the
- * messages. Unset (a test calling a kernel directly, `storq theory`): 8 GiB for one replication. */
+ * messages; `storq theory` sets the node's budget too (src/app/views.c). Unset (a test calling a
+ * kernel directly): 8 GiB for one replication. */
 void storq_memory_set_budget(size_t rank_bytes, unsigned in_flight, const char *source);
 
 /* The bytes one replication in flight may hold: the rank's budget over its replications at once. */
