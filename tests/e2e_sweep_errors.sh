@@ -124,7 +124,11 @@ scales 2 "supermarket: --lambda/--n/--service: $refuse" supermarket --n 10 --lam
 scales 0 "warning: supermarket: --lambda/--n/--service: $warn" supermarket --n 10 --lambda 1e-9 --warmup 0 --arrivals 1000
 scales 2 "cluster: --lambda/--mu: $refuse" cluster --lambda 1e-12
 scales 0 "warning: cluster: --lambda/--mu: $warn" cluster --lambda 1e-9
-for model in forkjoin supermarket cluster; do # the defaults: no warning
+scales 2 "proxy: --lambda/--delay (or --classes): $refuse" proxy --lambda 1e-12
+scales 0 "warning: proxy: --lambda/--delay (or --classes): $warn" proxy --lambda 1e-7
+scales 2 "threads: --rho/--download: $refuse" threads --rho 1e-12
+scales 0 "warning: threads: --rho/--download: $warn" threads --rho 1e-9
+for model in forkjoin supermarket cluster proxy threads; do # the defaults: no warning
   out=$("$storq" theory $model 2>&1 >/dev/null)
   check "$model" "defaults: no time-scale warning" [ -z "$out" ]
 done

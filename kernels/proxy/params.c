@@ -389,6 +389,15 @@ static int px_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     if ((rc = px_check_stability(x, p, err)))
         goto fail;
+    /* the clock is never rebased: it runs over every arrival; the shortest mean times are a
+     * class's task delay and the gap between arrivals */
+    double shortest = 1.0 / x->lambda;
+    for (int i = 0; i < x->nclass; i++)
+        shortest = fmin(shortest, x->cls[i].law.mean);
+    if ((rc = storq_check_time_resolution("proxy: --lambda/--delay (or --classes)",
+                                          ((double)x->warmup + (double)x->arrivals) / x->lambda,
+                                          shortest, err)))
+        goto fail;
     /* per policy, per thread: request slot, task, end time, heap entry and position, idle heap
      * (dynamics.c); the request slots grow with the backlog, up to PX_MAX_BACKLOG */
     size_t per_thread = 2 * sizeof(int32_t) + sizeof(double) + 3 * sizeof(uint32_t);

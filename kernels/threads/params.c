@@ -319,6 +319,14 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     if ((rc = th_check_capacity(x, p, err)))
         goto fail;
+    /* the clock is never rebased: it runs over every request of the run; the shortest mean
+     * times are a download and the gap between arrivals */
+    {
+        const double N = (double)(x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals);
+        if ((rc = storq_check_time_resolution("threads: --rho/--download", N / x->lambda,
+                                              fmin(x->dl.mean, 1.0 / x->lambda), err)))
+            goto fail;
+    }
     /* per policy: the thread arrays of dynamics.c (event heap, lists, candidates: about 5 L
      * 32-bit entries) and the requests-present bins; request records grow with those present */
     size_t bytes = storq_bytes_mul((size_t)x->npol,
