@@ -195,6 +195,29 @@ void storq_hist_edges(const storq_obs_def *def, double *edges)
     }
 }
 
+double storq_record_hist_quantile(const storq_record *rec, int id, double q, double *edges)
+{
+    const storq_obs_def *d = &rec->schema->defs[id];
+    const uint64_t *cnt = rec->counts + d->count_offset;
+    uint64_t all = 0;
+    for (size_t b = 0; b < d->nbins + 2; b++)
+        all += cnt[b];
+    if (!all)
+        return NAN;
+    storq_hist_edges(d, edges);
+    const double want = q * (double)all;
+    double cum = (double)cnt[0];
+    if (cum >= want)
+        return edges[0];
+    for (size_t b = 1; b <= d->nbins; b++) {
+        const double cb = (double)cnt[b];
+        if (cb > 0 && cum + cb >= want)
+            return edges[b - 1] + (want - cum) / cb * (edges[b] - edges[b - 1]);
+        cum += cb;
+    }
+    return INFINITY;
+}
+
 static void reset_minmax(double *minmax, size_t n)
 {
     for (size_t i = 0; i < n; i += 2) {

@@ -95,6 +95,11 @@ int storq_record_init(storq_record *rec, const storq_observables *schema, storq_
 void storq_record_reset(storq_record *rec);
 void storq_record_free(storq_record *rec);
 
+/* The q-quantile of histogram id in one replication's record, read off its bins (linear inside a
+ * bin): NAN when it is empty, the first edge when the underflow holds it, +inf when only the
+ * overflow does. edges: room for the histogram's nbins + 1 edges (overwritten). */
+double storq_record_hist_quantile(const storq_record *rec, int id, double q, double *edges);
+
 static inline void storq_record_scalar(storq_record *rec, int id, double v)
 {
     rec->values[rec->schema->defs[id].value_offset] = v;

@@ -87,6 +87,19 @@ static void test_histograms(void)
     storq_hist_add(&gi, 10.0); /* overflow */
     CHECK(gi.counts[1] == 1 && gi.counts[4] == 1 && gi.counts[11] == 1);
     CHECK(*gi.min == 0.0 && *gi.max == 10.0 && *gi.sum == 13.0);
+    /* Quantiles read off one record's bins, linear inside a bin: counts 1 in [0,1), 1 in [3,4),
+     * 1 in the overflow. */
+    double gedges[11];
+    CHECK_NEAR(storq_record_hist_quantile(&rec, g, 0.2, gedges), 0.6, 1e-15);
+    CHECK_NEAR(storq_record_hist_quantile(&rec, g, 0.5, gedges), 3.5, 1e-15);
+    CHECK(isinf(storq_record_hist_quantile(&rec, g, 0.9, gedges))); /* only the overflow */
+    storq_record empty;
+    CHECK(storq_record_init(&empty, &obs, &err) == 0);
+    CHECK(isnan(storq_record_hist_quantile(&empty, g, 0.5, gedges)));
+    storq_hist ge = storq_record_hist(&empty, g);
+    storq_hist_add(&ge, -1.0); /* underflow holds the quantile: the first edge */
+    CHECK(storq_record_hist_quantile(&empty, g, 0.5, gedges) == 0.0);
+    storq_record_free(&empty);
     free(edges);
 
     /* Merging: counts add in any order, rows land by replication, summaries match direct sums. */

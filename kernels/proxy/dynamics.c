@@ -432,30 +432,6 @@ static int px_arrive(const px_ctx *x, px_sys *s, double t, uint32_t cls, const d
     return px_admit(x, s, t);
 }
 
-/* The q-quantile of a replication's histogram, read off its bins (linear inside a bin). */
-static double px_quantile(const storq_record *rec, int id, double q, double *edges)
-{
-    const storq_obs_def *d = &rec->schema->defs[id];
-    const uint64_t *cnt = rec->counts + d->count_offset;
-    uint64_t all = 0;
-    for (size_t b = 0; b < d->nbins + 2; b++)
-        all += cnt[b];
-    if (!all)
-        return NAN;
-    storq_hist_edges(d, edges);
-    const double target = q * (double)all;
-    double cum = (double)cnt[0];
-    if (cum >= target)
-        return edges[0];
-    for (size_t b = 1; b <= d->nbins; b++) {
-        const double cb = (double)cnt[b];
-        if (cb > 0 && cum + cb >= target)
-            return edges[b - 1] + (target - cum) / cb * (edges[b] - edges[b - 1]);
-        cum += cb;
-    }
-    return INFINITY;
-}
-
 static void px_record(const px_ctx *x, int pi, px_sys *s, storq_record *rec, double T,
                       double *edges)
 {
@@ -464,8 +440,8 @@ static void px_record(const px_ctx *x, int pi, px_sys *s, storq_record *rec, dou
     storq_record_scalar(rec, id->mean, s->sum / N);
     storq_record_scalar(rec, id->qmean, s->qsum / N);
     storq_record_scalar(rec, id->smean, s->ssum / N);
-    storq_record_scalar(rec, id->p99, px_quantile(rec, id->delay, 0.99, edges));
-    storq_record_scalar(rec, id->p999, px_quantile(rec, id->delay, 0.999, edges));
+    storq_record_scalar(rec, id->p99, storq_record_hist_quantile(rec, id->delay, 0.99, edges));
+    storq_record_scalar(rec, id->p999, storq_record_hist_quantile(rec, id->delay, 0.999, edges));
     double *share = storq_record_vector(rec, id->share);
     for (size_t n = 0; n < s->stride; n++) {
         uint64_t cnt = 0;
@@ -481,7 +457,8 @@ static void px_record(const px_ctx *x, int pi, px_sys *s, storq_record *rec, dou
         storq_record_scalar(rec, id->cmean[c], s->csum[c] / Nc);
         storq_record_scalar(rec, id->cqmean[c], s->cqsum[c] / Nc);
         storq_record_scalar(rec, id->csmean[c], s->cssum[c] / Nc);
-        storq_record_scalar(rec, id->cp999[c], px_quantile(rec, id->cdelay[c], 0.999, edges));
+        storq_record_scalar(rec, id->cp999[c],
+                            storq_record_hist_quantile(rec, id->cdelay[c], 0.999, edges));
         double *cs = storq_record_vector(rec, id->cshare[c]);
         for (size_t n = 0; n < s->stride; n++)
             cs[n] = (double)s->code_count[(size_t)c * s->stride + n] / Nc;

@@ -641,39 +641,15 @@ static int arrive(th_sys *s, double t, uint64_t seq, uint32_t cls, const double 
 
 /* ------------------------------------------------------------------ recording */
 
-/* The q-quantile of a replication's histogram, read off its bins (linear inside a bin). */
-static double quantile(const storq_record *rec, int id, double q, double *edges)
-{
-    const storq_obs_def *d = &rec->schema->defs[id];
-    const uint64_t *cnt = rec->counts + d->count_offset;
-    uint64_t all = 0;
-    for (size_t b = 0; b < d->nbins + 2; b++)
-        all += cnt[b];
-    if (!all)
-        return NAN;
-    storq_hist_edges(d, edges);
-    const double want = q * (double)all;
-    double cum = (double)cnt[0];
-    if (cum >= want)
-        return edges[0];
-    for (size_t b = 1; b <= d->nbins; b++) {
-        const double cb = (double)cnt[b];
-        if (cb > 0 && cum + cb >= want)
-            return edges[b - 1] + (want - cum) / cb * (edges[b] - edges[b - 1]);
-        cum += cb;
-    }
-    return INFINITY;
-}
-
 static void record(const th_ctx *x, int pi, th_sys *s, storq_record *rec, double *edges)
 {
     const th_ids *id = &x->id[pi];
     const double N = (double)(x->mode == TH_FINITE ? x->requests : x->arrivals);
     const double T = s->t_close - s->t_open;
     storq_record_scalar(rec, id->mean, s->sum / N);
-    storq_record_scalar(rec, id->p50, quantile(rec, id->flow, 0.5, edges));
-    storq_record_scalar(rec, id->p99, quantile(rec, id->flow, 0.99, edges));
-    storq_record_scalar(rec, id->p999, quantile(rec, id->flow, 0.999, edges));
+    storq_record_scalar(rec, id->p50, storq_record_hist_quantile(rec, id->flow, 0.5, edges));
+    storq_record_scalar(rec, id->p99, storq_record_hist_quantile(rec, id->flow, 0.99, edges));
+    storq_record_scalar(rec, id->p999, storq_record_hist_quantile(rec, id->flow, 0.999, edges));
     storq_record_scalar(rec, id->throughput, (double)s->done_in_window / T);
     storq_record_scalar(rec, id->useful, s->useful / ((double)x->L * T));
     storq_record_scalar(rec, id->cancelled, s->cancelled / ((double)x->L * T));
