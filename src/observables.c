@@ -195,6 +195,15 @@ void storq_hist_edges(const storq_obs_def *def, double *edges)
     }
 }
 
+size_t storq_observables_max_nbins(const storq_observables *obs)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < obs->ndefs; i++)
+        if (obs->defs[i].kind == STORQ_OBS_HIST && obs->defs[i].nbins > most)
+            most = obs->defs[i].nbins;
+    return most;
+}
+
 double storq_record_hist_quantile(const storq_record *rec, int id, double q, double *edges)
 {
     const storq_obs_def *d = &rec->schema->defs[id];

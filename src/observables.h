@@ -81,6 +81,8 @@ void storq_observables_free(storq_observables *obs);
 const storq_obs_def *storq_obs_find(const storq_observables *obs, const char *name);
 /* The nbins + 1 bin edges of a histogram (edge[0] is the underflow/first-bin boundary). */
 void storq_hist_edges(const storq_obs_def *def, double *edges);
+/* The most bins of any histogram declared (0 if none): edges of any of them fit in that + 1. */
+size_t storq_observables_max_nbins(const storq_observables *obs);
 
 /* One replication's results. The engine zeroes it before each replication. */
 typedef struct storq_record {

@@ -89,6 +89,7 @@ static void test_histograms(void)
     CHECK(*gi.min == 0.0 && *gi.max == 10.0 && *gi.sum == 13.0);
     /* Quantiles read off one record's bins, linear inside a bin: counts 1 in [0,1), 1 in [3,4),
      * 1 in the overflow. */
+    CHECK(storq_observables_max_nbins(&obs) == obs.defs[h].nbins); /* the loglin one, > 10 */
     double gedges[11];
     CHECK_NEAR(storq_record_hist_quantile(&rec, g, 0.2, gedges), 0.6, 1e-15);
     CHECK_NEAR(storq_record_hist_quantile(&rec, g, 0.5, gedges), 3.5, 1e-15);

@@ -478,11 +478,7 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     int rc = STORQ_OK;
     if (!sys || !xs)
         goto oom;
-    size_t maxbins = 0;
-    for (size_t i = 0; i < rec->schema->ndefs; i++)
-        if (rec->schema->defs[i].kind == STORQ_OBS_HIST && rec->schema->defs[i].nbins > maxbins)
-            maxbins = rec->schema->defs[i].nbins;
-    if (!(edges = malloc(sizeof *edges * (maxbins + 1))))
+    if (!(edges = malloc(sizeof *edges * (storq_observables_max_nbins(rec->schema) + 1))))
         goto oom;
     for (int p = 0; p < x->npol; p++) {
         px_sys *s = &sys[p];
