@@ -38,7 +38,7 @@ set_tests_properties(e2e_stop PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # Progress: lines within a long replication (log and terminal), --quiet, two ranks, same bits.
 add_test(NAME e2e_progress COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_progress.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_progress PROPERTIES LABELS "e2e" TIMEOUT 180 RUN_SERIAL TRUE
+set_tests_properties(e2e_progress PROPERTIES LABELS "e2e" TIMEOUT 180 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # A job killed midway keeps its replications (checkpoints); --resume reruns only the missing ones.
 add_test(NAME e2e_checkpoint COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_checkpoint.sh ${STORQ_BIN} ${STORQ_PYTHON})

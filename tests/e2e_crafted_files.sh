@@ -102,7 +102,9 @@ with h5py.File("old.h5", "r+") as f:
 PY
 "$storq" info old.h5 > /dev/null || bad "info refuses a file without checksums"
 rm -f merged.h5
-"$storq" merge merged.h5 a.h5 crafted/../real.h5 > /dev/null 2>&1  # point 0 twice: refused
+refused "merge of inputs that both hold point 0" - "$storq" merge merged.h5 a.h5 crafted/../real.h5
+grep -q "merge: point 0 is in both a.h5 and crafted/../real.h5" err.txt || bad "merge point 0 twice: $(cat err.txt)"
+[[ -e merged.h5 || -e merged.h5.partial ]] && bad "merge of point 0 twice: left an output"
 "$python" - <<'PY'
 import h5py, shutil
 shutil.copy("real.h5", "c.h5")

@@ -81,7 +81,7 @@ for i in 0 1; do
   "$storq" run supermarket --n 10 --lambda 0.2,0.4,0.6 --warmup 1000 --arrivals 1000 --seed 2 \
     --task $i/2 -o t$i.h5 --quiet || fail "task $i"
 done
-"$python" "$here/h5_old_layout.py" t0.h5
+"$python" "$here/h5_old_layout.py" t0.h5 || fail "rewrite of t0.h5 to the old layout"
 "$storq" merge merged.h5 t0.h5 t1.h5 >/dev/null || fail "merge of an old and a new layout exited $?"
 out=$("$python" "$here/check_h5_schema.py" merged.h5 2>&1) || fail "schema of merged.h5: $out"
 "$python" "$here/compare_h5.py" whole.h5 merged.h5 >/dev/null ||

@@ -42,7 +42,10 @@ echo "Slurm job wrote the same results as a local run"
 # fraction of a second, keeps its finished points and the replications of unfinished ones
 # (checkpoints, written here after every replication), the job requeues itself and finishes with
 # --resume, rerunning only the replications that were in flight.
-sed -e 's/^lambda = .*/lambda = 0.5, 0.6/' -e 's/^arrivals = .*/arrivals = 1500000/' \
+# One point of 12 replications of about a second each: the stop lands while the point is
+# unfinished even on a loaded machine (with two short points, the checkpointed point could finish
+# before the signal arrived, leaving nothing checkpointed to resume from).
+sed -e 's/^lambda = .*/lambda = 0.6/' -e 's/^arrivals = .*/arrivals = 15000000/' \
     -e 's/^replications = .*/replications = 12/' sweep.ini > long.ini
 job=$(sbatch --parsable --ntasks=2 -o long.log --open-mode=append \
       --export=ALL,STORQ_CHECKPOINT_INTERVAL=0 "$root/jobs/slurm/storq.sbatch" long.ini long.h5 "$storq") || exit 1
@@ -71,7 +74,7 @@ cat long.log
 grep -q "requeueing" long.log || { echo "FAIL: the job did not see the stop signal"; exit 1; }
 [ -f long.h5 ] && [ ! -f long.h5.partial ] || { echo "FAIL: the requeued job did not complete long.h5"; exit 1; }
 points=$(grep -c "^point " long.log)
-[ "$points" -eq 2 ] || { echo "FAIL: expected the 2 points to finish once each in all, log shows $points"; exit 1; }
+[ "$points" -eq 1 ] || { echo "FAIL: expected the point to finish once in all, log shows $points"; exit 1; }
 taken=$(sed -n 's/^storq: --resume: \([0-9]*\) replications of .* taken from checkpoints$/\1/p' long.log)
 echo "the resumed job took ${taken:-0} replications from checkpoints"
 [ "${taken:-0}" -ge 3 ] || { echo "FAIL: the resumed job did not take the checkpointed replications"; exit 1; }

@@ -70,7 +70,9 @@ static void case_single(const char *chunk_dist, double lambda, uint64_t seed)
 
 /* ------------------------------------------------------------------ (b), (c) */
 
-static void case_bound(const char *label, const char *const *args, uint64_t seed, size_t R)
+/* rho: the point's load, lambda E[k] E[c] / (m mu), worked out from its arguments by hand */
+static void case_bound(const char *label, const char *const *args, double rho, uint64_t seed,
+                       size_t R)
 {
     model_run r;
     if (model_run_point(&r, &storq_model_cluster, R, seed, args)) {
@@ -81,9 +83,6 @@ static void case_bound(const char *label, const char *const *args, uint64_t seed
     printf("%s: %zu replications, c = %.3f\n", label, R, c);
 
     /* (c) utilisation and the policy order */
-    const storq_obs_def *ud = storq_obs_find(&r.obs, "BR_utilisation");
-    const char *desc = ud ? strstr(ud->desc, "rho = ") : NULL;
-    double rho = desc ? atof(desc + 6) : NAN;
     const char *pols[] = {"BR", "BS", "WF"};
     for (int p = 0; p < 3; p++) {
         char nm[64];
@@ -160,16 +159,16 @@ int main(void)
     const char *lg[] = {"m=20", "size=uniform:1,8", "coding=plus:2", "lambda=3.111111111111111",
                         "warmup=20000", "arrivals=150000", NULL}; /* rho = 0.7 */
     case_bound("(b,c) logarithmic regime: m = 20, k ~ uniform 1..8, plus:2, det chunks, rho 0.7",
-               lg, 21, 10);
+               lg, 0.7, 21, 10);
     const char *lge[] = {"m=20", "size=uniform:1,8", "coding=plus:1", "chunk_dist=exp:1",
                          "lambda=3.5555555555555554", "warmup=20000", "arrivals=150000",
                          NULL}; /* rho = 0.8 */
     case_bound("(b,c) logarithmic regime: m = 20, k ~ uniform 1..8, plus:1, exp chunks, "
                "rho 0.8",
-               lge, 22, 10);
+               lge, 0.8, 22, 10);
     const char *ln[] = {"m=5", "size=uniform:1,17", "coding=times:1.5", "lambda=0.3888888888888889",
                         "warmup=20000", "arrivals=150000", NULL}; /* rho = 0.7 */
     case_bound("(b,c) linear regime: m = 5, k ~ uniform 1..17, times:1.5, det chunks, rho 0.7",
-               ln, 23, 10);
+               ln, 0.7, 23, 10);
     return check_report("test_cluster_stats");
 }
