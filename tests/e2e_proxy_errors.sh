@@ -38,7 +38,7 @@ expect 2 "\-\-code: 'mds' in 'fixed:3+mds' is not a code policy; accepted: disti
 expect 2 "\-\-code: 'greedy' is listed twice" -- "${px[@]}" --code greedy+greedy "${small[@]}"
 expect 2 "\-\-code: 'fixed:7': n = 7 is outside k .. nmax = 3 .. 6" -- "${px[@]}" --code fixed:7 "${small[@]}"
 expect 2 "\-\-code: 'fixed:2': n = 2 is outside k .. nmax = 3 .. 6" -- "${px[@]}" --code fixed:2 "${small[@]}"
-expect 2 "\-\-code: 'fixed:3/4/5' gives 3 code lengths for 2 class(es)" -- "${px[@]}" --classes "$two" --code fixed:3/4/5 "${small[@]}"
+expect 2 "\-\-code: 'fixed:3/4/5' gives 3 code lengths for 2 classes" -- "${px[@]}" --classes "$two" --code fixed:3/4/5 "${small[@]}"
 expect 2 "\-\-code: bafec needs the Delta + Exp fit" -- "${px[@]}" --delay pareto:1.5,1 "${small[@]}"
 expect 2 "\-\-admission: 'half' is not accepted; choose one of: blocking,nonblocking" -- "${px[@]}" --admission half "${small[@]}"
 # delay laws and traces

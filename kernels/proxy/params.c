@@ -204,8 +204,9 @@ static int px_parse_fixed(px_ctx *x, px_policy *P, const char *arg, const char *
     }
     if (cnt != 1 && cnt != x->nclass)
         return storq_fail(err, STORQ_ERR_USAGE,
-                          "--code: 'fixed:%s' gives %d code lengths for %d class(es); give one "
-                          "for all or one per class (N1/N2/...)", arg, cnt, x->nclass);
+                          "--code: 'fixed:%s' gives %d code lengths for %d class%s; give one "
+                          "for all or one per class (N1/N2/...)", arg, cnt, x->nclass,
+                          x->nclass == 1 ? "" : "es");
     size_t pos = (size_t)snprintf(P->name, sizeof P->name, "fixed");
     for (int i = 0; i < x->nclass; i++) {
         const px_class *c = &x->cls[i];
