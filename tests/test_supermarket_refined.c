@@ -229,8 +229,9 @@ static void case_transient(int L, int k, int without)
 
 /* The O(1/n^2) allowance is C / n^2, C stated per case: n^2 (E[Q^n] - refined) for JSQ(2) with
  * replacement at lambda = 0.9 is 5.7-6.4 in rmf_tool's long simulations at N = 20..100 (its
- * Example_2choice notebook), so C = 10; for (4,2) without replacement we measured 17.7 +- 4.3 (se)
- * at n = 20 and 24 +- 16 at n = 50 (this test, 2e5 jobs per replication), so C = 30. */
+ * Example_2choice notebook), so C = 10; for (4,2) without replacement we measured 14.6 +- 4.5 (se)
+ * at n = 20 and 2.6 +- 16 at n = 50 (this test, 2e5 jobs per replication; 17.7 +- 4.3 and 24 +- 16
+ * with the counts engine's earlier draws), so C = 30. */
 static void case_sim(int L, int k, int without, int n, double C, uint64_t seed)
 {
     const size_t R = 20;
