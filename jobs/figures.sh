@@ -18,14 +18,22 @@ while [ $# -gt 0 ]; do
     --quick) mode=quick ;;
     --ci) mode=ci ;;
     --full) mode=full ;;
-    --only|--out|--work|--storq) args+=("$1" "$2"); shift ;;
+    --only|--out|--work|--storq)
+      [ $# -ge 2 ] || { echo "figures.sh: $1 needs a value" >&2; exit 2; }
+      args+=("$1" "$2"); shift ;;
     -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "figures.sh: unknown option '$1' (--quick, --ci, --only MODELS, --out DIR)" >&2; exit 2 ;;
   esac
   shift
 done
 storq="$root/build/storq"
-for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[$i]}" = --storq ] && storq=${args[$((i + 1))]}; done
+given=0
+for ((i = 0; i < ${#args[@]}; i++)); do
+  [ "${args[$i]}" = --storq ] && { storq=${args[$((i + 1))]}; given=1; }
+done
+if [ "$given" = 1 ] && [ ! -x "$storq" ]; then
+  echo "figures.sh: --storq '$storq' is not an executable file" >&2; exit 2
+fi
 if [ ! -x "$storq" ]; then
   echo "figures.sh: building storq first (jobs/build.sh)"
   "$root/jobs/build.sh"

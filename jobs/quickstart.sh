@@ -12,4 +12,4 @@ export OMP_NUM_THREADS=1
 # replaces an existing result unless told to)
 mpirun -np 2 build/storq run supermarket --n 1000 --L 2 --k 1 --lambda 0.9 \
   --warmup 100000 --arrivals 1000000 -r 8 --seed 1 -o example.h5 --force
-echo "written: example.h5 (see what it holds: build/storq info example.h5)"
+echo "written: $PWD/example.h5 (see what it holds: build/storq info example.h5, from $PWD)"

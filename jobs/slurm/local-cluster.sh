@@ -55,7 +55,9 @@ case "$cmd" in
 start)
   [ "$(id -u)" -eq 0 ] || { echo "local-cluster: needs root" >&2; exit 1; }
   start_munge
-  if scontrol ping 2>/dev/null | grep -q UP && sinfo -h -o %t 2>/dev/null | grep -q idle; then
+  # up, idle or running jobs (alloc, mix, completing): leave it alone, jobs and all
+  if scontrol ping 2>/dev/null | grep -q UP &&
+     sinfo -h -o %t 2>/dev/null | grep -Eq '^(idle|alloc|mix|comp)'; then
     echo "local-cluster: already up"; exit 0
   fi
   write_conf
