@@ -8,6 +8,7 @@
 # usage: bench/bench_cluster_rounds.sh BEFORE AFTER [ROUNDS [REQUESTS [m,m,... [POLICY]]]]
 #   default: 3 rounds of 10^6 requests at m = 100,10000,1000000,10000000, every policy
 set -euo pipefail
+[ $# -ge 2 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 before=$1; after=$2; rounds=${3:-3}; requests=${4:-1000000}; ms=${5:-100,10000,1000000,10000000}
 policy=(); [[ $# -ge 6 ]] && policy=("$6")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

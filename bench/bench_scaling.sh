@@ -5,6 +5,7 @@
 # speed-up, with the load average before and after.
 #   usage: bench/bench_scaling.sh STORQ [ARRIVALS [ROUNDS]]   (defaults 20000000 and 3)
 set -euo pipefail
+[ $# -ge 1 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 storq=$(realpath "$1"); arrivals=${2:-20000000}; rounds=${3:-3}
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"

@@ -8,6 +8,7 @@
 #   e.g. bench/bench_supermarket_ab.sh /tmp/old/build/bench/bench_supermarket \
 #          build/bench/bench_supermarket 5 1000 100000 1000000
 set -euo pipefail
+[ $# -ge 3 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 before=$1; after=$2; rounds=$3; shift 3
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do

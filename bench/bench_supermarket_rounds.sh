@@ -11,6 +11,7 @@
 #   default: 3 rounds; cases 1000 1000:without 100000 100000:without 1000000
 #   the n = 10^7 and 10^8 figures: ... 1 10000000 100000000 (n = 10^8: about 20 minutes, 3.5 GB)
 set -euo pipefail
+[ $# -ge 2 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 bench=$1; rmf=$2; rounds=${3:-3}; shift $(( $# < 3 ? $# : 3 ))
 cases=("$@"); [[ ${#cases[@]} -gt 0 ]] || cases=(1000 1000:without 100000 100000:without 1000000)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT

@@ -12,6 +12,7 @@
 #   usage: bench/bench_thread_binding.sh STORQ [ROUNDS [PYTHON [PARTS]]]
 #   (defaults 3, /usr/bin/python3, "1 2")
 set -euo pipefail
+[ $# -ge 1 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 storq=$(realpath "$1"); rounds=${2:-3}; python=${3:-/usr/bin/python3}; parts=${4:-1 2}
 here=$(cd "$(dirname "$0")" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -15,6 +15,7 @@
 #   RMF_TOOL_DIR: a clone of github.com/ngast/rmf_tool for the supermarket's peer column ("-" or
 #   absent: skipped). About 40 minutes, most of it the supermarket at n = 10^8.
 set -euo pipefail
+[ $# -ge 2 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 build=$(realpath "$1"); out=$2; rmf=${3:--}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"; out=$(realpath "$out")

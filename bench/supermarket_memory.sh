@@ -6,6 +6,7 @@
 # usage: bench/supermarket_memory.sh STORQ N [PARAMETERS...]
 #   e.g. bench/supermarket_memory.sh build/storq 1000000 --L 2 --k 1 --lambda 0.9 --warmup 30000000 --arrivals 10000000
 set -euo pipefail
+[ $# -ge 2 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
 storq=$1; n=$2; shift 2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 peak_kib() { # N PARAMETERS...: the peak resident size of the run at n = N, in KiB
