@@ -266,8 +266,9 @@ static int apply_zip(storq_run_spec *spec, storq_error *err)
             /* a sweep file's zip group overridden in part from the command line: say how */
             int partly = a->from_command_line != first->from_command_line;
             rc = storq_fail(err, STORQ_ERR_USAGE, "%s: the zipped lists must be equally long; "
-                            "'%s'%s has %zu values, '%s'%s %zu%s", spec->zip_where, a->name, la,
-                            a->nvalues, first->name, lf, first->nvalues,
+                            "'%s'%s has %zu value%s, '%s'%s %zu%s", spec->zip_where, a->name,
+                            la, a->nvalues, a->nvalues == 1 ? "" : "s", first->name, lf,
+                            first->nvalues,
                             partly ? " (a command line that changes one zipped list gives the "
                                      "others too, or --zip names another group)"
                                    : "");
@@ -845,9 +846,9 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
             rc = storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s; models: %s (`storq "
                             "models` describes them)", a.target,
                             with_run_options ? " and not a sweep file (.ini)" : "", known);
-        }
-        else
+        } else {
             rc = init_assignments(spec, err);
+        }
     }
     if (!rc && !spec->help)
         rc = apply_run_options(spec, &a, err);
