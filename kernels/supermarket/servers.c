@@ -560,12 +560,11 @@ static size_t busy_entries(const smk_ctx *c)
 
 /* Arena slots a steady run is expected to take: the tasks past the records at the mean-field
  * fixed point (as if the service were exponential), n (u_4 + sum_{i >= 4} u_i) (a long queue of
- * l >= 4 tasks keeps l - 2 in its block), times ARENA_SLACK
- * for the power-of-two blocks and for blocks kept at their largest until the queue is short
- * again (measured at JSQ(2), lambda = 0.9: the growth of the peak resident size beyond the
- * lengths and records stays under 1.6x this count, at n = 10^6 from empty and 10^7 from the fixed
- * point). At a load >= 1 (no fixed point) the queues grow without
- * bound and nothing is stated. */
+ * l >= 4 tasks keeps l - 2 in its block), times ARENA_SLACK for the power-of-two blocks and for
+ * blocks kept at their largest until the queue is short again (measured at JSQ(2), lambda = 0.9:
+ * the growth of the peak resident size beyond the lengths and records stays under 1.6x this
+ * count, at n = 10^6 from empty and 10^7 from the fixed point). At a load >= 1 (no fixed point)
+ * the queues grow without bound and nothing is stated. */
 #define ARENA_SLACK 2.0
 static double arena_slots_expected(const smk_ctx *c)
 {

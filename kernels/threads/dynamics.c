@@ -693,7 +693,7 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         goto oom;
     const int finite = x->mode == TH_FINITE;
     const uint64_t first = finite ? 0 : x->warmup;
-    const uint64_t total = finite ? x->requests : x->warmup + x->arrivals;
+    const uint64_t total = th_requests_simulated(x);
     const uint64_t half = finite ? 0 : storq_steady_half(x->arrivals);
     for (int p = 0; p < x->npol; p++) {
         th_sys *s = &sys[p];

@@ -83,6 +83,12 @@ typedef struct th_ctx {
     storq_steady_ids steady;
 } th_ctx;
 
+/* Requests the event loop simulates: the finite run's, or the warm-up and the measured ones. */
+static inline uint64_t th_requests_simulated(const th_ctx *x)
+{
+    return x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals;
+}
+
 /* E[min of m i.i.d. downloads] (theory.c; NAN when the law has no closed form here). */
 double storq_th_emin(const storq_dist *d, uint64_t m);
 /* The chunk throughput (chunks per unit time) a policy sustains under full load, and whether it is

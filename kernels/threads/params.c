@@ -321,12 +321,10 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     /* the clock is never rebased: it runs over every request of the run; the shortest mean
      * times are a download and the gap between arrivals */
-    {
-        const double N = (double)(x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals);
-        if ((rc = storq_check_time_resolution("threads: --rho/--download", N / x->lambda,
-                                              fmin(x->dl.mean, 1.0 / x->lambda), err)))
-            goto fail;
-    }
+    if ((rc = storq_check_time_resolution("threads: --rho/--download",
+                                          (double)th_requests_simulated(x) / x->lambda,
+                                          fmin(x->dl.mean, 1.0 / x->lambda), err)))
+        goto fail;
     /* per policy: the thread arrays of dynamics.c (event heap, lists, candidates: about 5 L
      * 32-bit entries) and the requests-present bins; request records grow with those present */
     size_t bytes = storq_bytes_mul((size_t)x->npol,
@@ -432,7 +430,7 @@ static const char *th_headline(const void *vctx)
 static double th_cost(const void *vctx)
 {
     const th_ctx *x = vctx;
-    const double N = (double)(x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals);
+    const double N = (double)th_requests_simulated(x);
     return N * (x->Ek + 1.0) * log2((double)x->L + 2.0) * (double)x->npol;
 }
 
@@ -440,7 +438,7 @@ static double th_cost(const void *vctx)
 static double th_steps(const void *vctx)
 {
     const th_ctx *x = vctx;
-    return (double)(x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals);
+    return (double)th_requests_simulated(x);
 }
 
 const storq_model storq_model_threads = {

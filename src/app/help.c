@@ -130,15 +130,12 @@ int storq_help_topic(const char *usage, const char *topic, FILE *out)
         model_page(m, out);
         return 0;
     }
-    size_t n;
-    const storq_model *const *models = storq_models(&n);
+    char known[256];
+    storq_model_names(known, sizeof known, " ");
     fprintf(stderr, "storq: error: help: '%s' is neither a command nor a model; commands:", topic);
     for (const char *const *c = commands; *c; c++)
         fprintf(stderr, " %s", *c);
-    fputs("; models:", stderr);
-    for (size_t i = 0; i < n; i++)
-        fprintf(stderr, " %s", models[i]->name);
-    fputc('\n', stderr);
+    fprintf(stderr, "; models: %s\n", known);
     return STORQ_ERR_USAGE;
 }
 

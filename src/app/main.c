@@ -88,10 +88,9 @@ static int cmd_models(int argc, char **argv)
     if (argc >= 1) {
         const storq_model *m = storq_model_find(argv[0]);
         if (!m) {
-            fprintf(stderr, "storq: error: unknown model '%s'; known models:", argv[0]);
-            for (size_t i = 0; i < n; i++)
-                fprintf(stderr, " %s", models[i]->name);
-            fputc('\n', stderr);
+            char known[256];
+            storq_model_names(known, sizeof known, " ");
+            fprintf(stderr, "storq: error: unknown model '%s'; known models: %s\n", argv[0], known);
             return STORQ_ERR_USAGE;
         }
         print_model(m);

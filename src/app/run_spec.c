@@ -837,12 +837,8 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     } else if (!rc) {
         spec->model = storq_model_find(a.target);
         if (!spec->model) {
-            char known[256] = "";
-            size_t nm;
-            const storq_model *const *models = storq_models(&nm);
-            for (size_t i = 0; i < nm; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         i ? ", " : "", models[i]->name);
+            char known[256];
+            storq_model_names(known, sizeof known, ", ");
             rc = storq_fail(err, STORQ_ERR_USAGE, "unknown model '%s'%s; models: %s (`storq "
                             "models` describes them)", a.target,
                             with_run_options ? " and not a sweep file (.ini)" : "", known);
