@@ -407,9 +407,12 @@ static int write_session(hid_t file, hid_t run, const storq_unit_row *rows, size
     return rc;
 }
 
-int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n, int workers,
+int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n,
+                         const storq_rank_time *ranks, size_t nranks, int workers,
                          double wall_seconds, storq_error *err)
 {
+    (void)ranks; /* placeholder until the rank-times branch lands */
+    (void)nranks;
     hid_t file;
     STORQ_TRY(file_of(f, &file, err));
     STORQ_TRY(check_input(rows, n, workers, wall_seconds, err));

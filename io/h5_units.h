@@ -21,7 +21,13 @@ typedef struct storq_unit_row {
     double start, end; /* seconds since the run's work began (every rank's clock, set at a barrier) */
     uint64_t events;   /* simulated events (0 for theory) */
     double cost;       /* the model's cost estimate the scheduler ordered the unit by (theory: 0) */
+    double cpu;        /* CPU seconds of the unit's thread from start to end */
 } storq_unit_row;
+
+typedef struct storq_rank_time {
+    int32_t rank, threads;
+    double simulating, in_units, waiting, idle, serving;
+} storq_rank_time;
 
 /* Append this session's rows to /run/units (a resumed run adds its own after the earlier ones,
  * with its session number: one past the largest in the file, 0 in a file without any), its row
@@ -31,7 +37,8 @@ typedef struct storq_unit_row {
  * be 0 (the session still counts). A table another task wrote (copied by storq merge) is
  * replaced, not extended. Rows with rep below -1, fewer than 1 worker or a wall time that is not
  * a duration are runtime errors that write nothing. Adds no format_version. Flushes. */
-int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n, int workers,
+int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n,
+                         const storq_rank_time *ranks, size_t nranks, int workers,
                          double wall_seconds, storq_error *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include "wait.h"
 
 #define TAG_RESULT 7101
-#define HEADER_WORDS 11 /* kind, point, rep, four words per kind, thread, start, end, spare */
+#define HEADER_WORDS 11 /* kind, point, rep, four words per kind, thread, start, end, cpu */
 #define TEXT_WORDS ((STORQ_NAME_MAX + 32 + 256 + STORQ_NAME_MAX) / 8) /* an array's strings */
 #define DONE_WORDS (sizeof(((storq_error *)0)->msg) / 8)
 
@@ -106,7 +106,7 @@ int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_rec
         return STORQ_ERR_RUNTIME;
     uint64_t head[HEADER_WORDS] = {STORQ_MSG_RECORD, point, rep, rec->events, s->nvalues,
                                    s->ncounts, s->nminmax, (uint64_t)time->thread,
-                                   bits(time->start), bits(time->end), 0};
+                                   bits(time->start), bits(time->end), bits(time->cpu)};
     memcpy(w, head, sizeof head);
     uint64_t *q = w + HEADER_WORDS;
     memcpy(q, rec->values, s->nvalues * sizeof *q);
@@ -127,7 +127,7 @@ int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t,
     uint64_t head[HEADER_WORDS] = {STORQ_MSG_THEORY, point,           0,
                                    t->n,             0,               0,
                                    0,                (uint64_t)time->thread,
-                                   bits(time->start), bits(time->end), 0};
+                                   bits(time->start), bits(time->end), bits(time->cpu)};
     memcpy(w, head, sizeof head);
     char *q = (char *)(w + HEADER_WORDS);
     for (size_t i = 0; i < t->n; i++) {
@@ -143,6 +143,24 @@ int storq_send_theory(storq_outbox *o, size_t point, const storq_theory *t,
         q += 8 * (1 + a->len);
     }
     return post(o, w, n, err);
+}
+
+int storq_send_progress(storq_outbox *o, uint64_t steps, double work, storq_error *err)
+{
+    uint64_t *w = alloc_words(HEADER_WORDS, err);
+    if (!w)
+        return STORQ_ERR_RUNTIME;
+    uint64_t head[HEADER_WORDS] = {STORQ_MSG_PROGRESS, 0, 0, steps, bits(work), 0, 0, 0, 0, 0, 0};
+    memcpy(w, head, sizeof head);
+    return post(o, w, HEADER_WORDS, err);
+}
+
+void storq_outbox_progress(storq_outbox *o)
+{
+    if (!o)
+        return;
+#pragma omp critical(storq_mpi)
+    reap(o);
 }
 
 int storq_send_done(storq_outbox *o, const storq_error *status, storq_error *err)
@@ -176,30 +194,116 @@ int storq_outbox_destroy(storq_outbox **o, storq_error *err)
     return rc;
 }
 
-int storq_receive(MPI_Comm comm, storq_message *m, storq_error *err)
+/* A receive started: its request, buffer and sender. */
+typedef struct incoming {
+    MPI_Request req;
+    uint64_t *words;
+    size_t nwords;
+    int source;
+} incoming;
+
+struct storq_inbox {
+    MPI_Comm comm;
+    incoming *in; /* in the order the messages were matched: each sender's own order */
+    size_t n, cap;
+};
+
+int storq_inbox_create(MPI_Comm comm, storq_inbox **out, storq_error *err)
+{
+    storq_inbox *in = calloc(1, sizeof *in);
+    if (!in)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    in->comm = comm;
+    *out = in;
+    return STORQ_OK;
+}
+
+void storq_inbox_destroy(storq_inbox **in)
+{
+    if (!in || !*in)
+        return;
+    for (size_t i = 0; i < (*in)->n; i++) {
+        /* a receive already matched cannot be cancelled: it completes once its sender moves */
+        storq_mpi_wait(&(*in)->in[i].req, MPI_STATUS_IGNORE);
+        free((*in)->in[i].words);
+    }
+    free((*in)->in);
+    free(*in);
+    *in = NULL;
+}
+
+/* Caller holds storq_mpi: start a receive of every message that has arrived. */
+static int start_receives(storq_inbox *in, storq_error *err)
+{
+    for (;;) {
+        int flag = 0, count = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        if (MPI_Improbe(MPI_ANY_SOURCE, TAG_RESULT, in->comm, &flag, &msg, &st) != MPI_SUCCESS)
+            return STORQ_RUNTIME_FAIL(err, "MPI_Improbe for results failed");
+        if (!flag)
+            return STORQ_OK;
+        MPI_Get_count(&st, MPI_UINT64_T, &count);
+        if (in->n == in->cap) {
+            size_t cap = in->cap ? 2 * in->cap : 16;
+            incoming *grown = realloc(in->in, cap * sizeof *grown);
+            if (!grown)
+                return STORQ_RUNTIME_FAIL(err, "out of memory");
+            in->in = grown;
+            in->cap = cap;
+        }
+        incoming *c = &in->in[in->n];
+        c->words = alloc_words((size_t)count, err);
+        if (!c->words)
+            return STORQ_ERR_RUNTIME;
+        c->nwords = (size_t)count;
+        c->source = st.MPI_SOURCE;
+        if (MPI_Imrecv(c->words, count, MPI_UINT64_T, &msg, &c->req) != MPI_SUCCESS) {
+            free(c->words);
+            return STORQ_RUNTIME_FAIL(err, "MPI_Imrecv of a result from rank %d failed",
+                                      st.MPI_SOURCE);
+        }
+        in->n++;
+    }
+}
+
+/* Caller holds storq_mpi: the index of a complete receive that is its sender's oldest, or n. */
+static size_t complete_one(storq_inbox *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        int older = 0;
+        for (size_t j = 0; j < i && !older; j++)
+            older = in->in[j].source == in->in[i].source;
+        int done = 0;
+        if (!older && MPI_Test(&in->in[i].req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+            return i;
+    }
+    return in->n;
+}
+
+int storq_receive(storq_inbox *in, storq_message *m, storq_error *err)
 {
     memset(m, 0, sizeof *m);
-    int got = 0, rc = STORQ_OK;
+    int rc;
+    size_t i = 0;
 #pragma omp critical(storq_mpi)
     {
-        MPI_Status st;
-        int flag = 0, count = 0;
-        MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, comm, &flag, &st);
-        if (flag) {
-            MPI_Get_count(&st, MPI_UINT64_T, &count);
-            m->words = alloc_words((size_t)count, err);
-            if (!m->words)
-                rc = STORQ_ERR_RUNTIME;
-            else if (MPI_Recv(m->words, count, MPI_UINT64_T, st.MPI_SOURCE, TAG_RESULT, comm,
-                              MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                rc = STORQ_RUNTIME_FAIL(err, "MPI_Recv of a result failed");
-            m->nwords = (size_t)count;
-            m->source = st.MPI_SOURCE;
-            got = 1;
+        rc = start_receives(in, err);
+        if (!rc) {
+            i = complete_one(in);
+            if (i < in->n) {
+                m->words = in->in[i].words;
+                m->nwords = in->in[i].nwords;
+                m->source = in->in[i].source;
+                memmove(in->in + i, in->in + i + 1, (in->n - i - 1) * sizeof *in->in);
+                in->n--;
+            }
         }
     }
-    if (rc || !got)
-        return rc ? -rc : 0;
+    if (rc)
+        return -rc;
+    if (!m->words)
+        return 0;
     if (m->nwords < HEADER_WORDS)
         return -STORQ_RUNTIME_FAIL(err, "a result message from rank %d is truncated", m->source);
     m->kind = (storq_msg_kind)m->words[0];
@@ -208,7 +312,9 @@ int storq_receive(MPI_Comm comm, storq_message *m, storq_error *err)
     m->time.thread = (int)m->words[7];
     memcpy(&m->time.start, &m->words[8], sizeof m->time.start);
     memcpy(&m->time.end, &m->words[9], sizeof m->time.end);
+    memcpy(&m->time.cpu, &m->words[10], sizeof m->time.cpu);
     m->events = m->words[3];
+    memcpy(&m->work, &m->words[4], sizeof m->work);
     if (m->kind == STORQ_MSG_DONE) {
         if (m->nwords != HEADER_WORDS + DONE_WORDS)
             return -STORQ_RUNTIME_FAIL(err, "a DONE message from rank %d is malformed", m->source);

@@ -106,7 +106,7 @@ static int point_state_init(run_state *st, size_t p, storq_error *err)
     return STORQ_OK;
 }
 
-/* Rank 0, holding storq_collect: checkpoint every unfinished point that took in replications
+/* Rank 0, holding collect_lock: checkpoint every unfinished point that took in replications
  * since its last checkpoint, when the interval has passed (or always, at the end of a run). */
 int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err)
 {
@@ -198,8 +198,7 @@ static int decide(run_state *st, size_t p, storq_error *err)
         }
         if (!spec->precision || ps->met || ps->window >= st->max_reps) {
             ps->closed = 1;
-            if (st->wq)
-                storq_workqueue_drain(st->wq, 1 + p, 1);
+            storq_dispatch_close_group(st->dispatch, p);
             break;
         }
         ps->window = ps->window + spec->replications < st->max_reps
@@ -219,7 +218,7 @@ static int decide(run_state *st, size_t p, storq_error *err)
     return STORQ_OK;
 }
 
-/* Rank 0, holding storq_collect: remember where and when a unit ran. */
+/* Rank 0, holding collect_lock: remember where and when a unit ran. */
 static int add_row(run_state *st, size_t p, int64_t rep, int rank, const storq_unit_time *time,
                    uint64_t events, storq_error *err)
 {
@@ -233,7 +232,8 @@ static int add_row(run_state *st, size_t p, int64_t rep, int rank, const storq_u
     }
     st->rows[st->nrows++] = (storq_unit_row){
         .point = p, .rep = rep, .rank = rank, .thread = time->thread, .start = time->start,
-        .end = time->end, .events = events, .cost = rep < 0 ? 0.0 : st->cost[p]};
+        .end = time->end, .events = events, .cost = rep < 0 ? 0.0 : st->cost[p],
+        .cpu = time->cpu};
     return STORQ_OK;
 }
 
@@ -242,7 +242,7 @@ int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *
                           const storq_unit_time *time, storq_error *err)
 {
     int rc = STORQ_OK;
-#pragma omp critical(storq_collect)
+    pthread_mutex_lock(&st->collect_lock);
     {
         point_state *ps = &st->points[p];
         if (!ps->have_res && !ps->finished)
@@ -269,6 +269,7 @@ int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *
                 rc = storq_collect_checkpoints(st, 0, err);
         }
     }
+    pthread_mutex_unlock(&st->collect_lock);
     return rc;
 }
 
@@ -277,7 +278,7 @@ int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
                           const storq_unit_time *time, storq_error *err)
 {
     int rc = STORQ_OK;
-#pragma omp critical(storq_collect)
+    pthread_mutex_lock(&st->collect_lock);
     {
         point_state *ps = &st->points[p];
         ps->theory = *t;
@@ -289,50 +290,75 @@ int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
         if (!rc && !failed && point_complete(st, p))
             rc = finish_point(st, p, err);
     }
+    pthread_mutex_unlock(&st->collect_lock);
     return rc;
 }
 
-/* Rank 0: take in whatever other ranks have sent. st->ranks_done counts their DONE messages; the
- * first failure any of them reports becomes the run's status. Returns the number handled. */
-int storq_collect_messages(run_state *st, storq_error *err)
+void storq_run_fail(run_state *st, const storq_error *e)
+{
+    pthread_mutex_lock(&st->collect_lock);
+    if (!st->status.code)
+        st->status = *e;
+    pthread_mutex_unlock(&st->collect_lock);
+#pragma omp atomic write
+    st->stop = 1;
+    storq_dispatch_stop(st->dispatch);
+}
+
+/* Rank 0: use one message of another rank. */
+static int take_message(run_state *st, storq_message *m, storq_error *err)
+{
+    int rc = STORQ_OK;
+    if (m->kind == STORQ_MSG_RECORD && m->point < st->spec->npoints && st->ctx[m->point] &&
+        m->rep < st->max_reps) {
+        storq_record rec;
+        rc = storq_record_init(&rec, &st->obs[m->point], err);
+        if (!rc)
+            rc = storq_message_record(m, &rec, err);
+        if (!rc)
+            rc = storq_collect_record(st, m->point, m->rep, &rec, m->source, &m->time, err);
+        storq_record_free(&rec);
+    } else if (m->kind == STORQ_MSG_THEORY && m->point < st->spec->npoints) {
+        storq_theory t = {0};
+        rc = storq_message_theory(m, &t, err);
+        if (!rc)
+            rc = storq_collect_theory(st, m->point, &t, m->source, &m->time, err);
+        storq_theory_free(&t);
+    } else if (m->kind == STORQ_MSG_PROGRESS && m->source > 0 && m->source < st->nranks) {
+        pthread_mutex_lock(&st->collect_lock);
+        st->rank_steps[m->source] = m->events;
+        st->rank_work[m->source] = m->work;
+        pthread_mutex_unlock(&st->collect_lock);
+    } else if (m->kind == STORQ_MSG_DONE) {
+        pthread_mutex_lock(&st->collect_lock);
+        st->ranks_done++;
+        int failed = m->status.code && !st->status.code;
+        if (failed)
+            st->status = m->status;
+        pthread_mutex_unlock(&st->collect_lock);
+        if (failed)
+            storq_run_fail(st, &m->status); /* nobody else takes more units */
+    } else {
+        rc = STORQ_RUNTIME_FAIL(err, "an unexpected message from rank %d", m->source);
+    }
+    return rc;
+}
+
+int storq_collect_messages(run_state *st, int max, storq_error *err)
 {
     int handled = 0;
-    for (;;) {
+    while (handled < max) {
         storq_message m;
-        int got = storq_receive(st->comm, &m, err);
+        int got = storq_receive(st->inbox, &m, err);
         if (got <= 0)
             return got < 0 ? got : handled;
-        int rc = STORQ_OK;
-        if (m.kind == STORQ_MSG_RECORD && m.point < st->spec->npoints && st->ctx[m.point] &&
-            m.rep < st->max_reps) {
-            storq_record rec;
-            rc = storq_record_init(&rec, &st->obs[m.point], err);
-            if (!rc)
-                rc = storq_message_record(&m, &rec, err);
-            if (!rc)
-                rc = storq_collect_record(st, m.point, m.rep, &rec, m.source, &m.time, err);
-            storq_record_free(&rec);
-        } else if (m.kind == STORQ_MSG_THEORY && m.point < st->spec->npoints) {
-            storq_theory t = {0};
-            rc = storq_message_theory(&m, &t, err);
-            if (!rc)
-                rc = storq_collect_theory(st, m.point, &t, m.source, &m.time, err);
-            storq_theory_free(&t);
-        } else if (m.kind == STORQ_MSG_DONE) {
-#pragma omp critical(storq_collect)
-            {
-                st->ranks_done++;
-                if (m.status.code && !st->status.code)
-                    st->status = m.status;
-            }
-        } else {
-            rc = STORQ_RUNTIME_FAIL(err, "an unexpected message from rank %d", m.source);
-        }
+        storq_error e = {0};
+        if (take_message(st, &m, &e))
+            storq_run_fail(st, &e);
         storq_message_free(&m);
-        if (rc)
-            return -rc;
         handled++;
     }
+    return handled;
 }
 
 /* Rank 0, --resume: the replications of unfinished points that their checkpoints hold. */

@@ -1,6 +1,7 @@
 #include "driver.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "reduce.h"
 #include "run_state.h"
 #include "stop.h"
+#include "wait.h"
 
 static double rep_cost(const storq_model *m, const void *ctx)
 {
@@ -123,8 +125,8 @@ static int open_output(run_state *st, storq_error *err)
 
 /* ---- progress: every rank counts its work done in cost units, a replication in flight by its
  * share of the model's steps (credited from the poll function, on the replication's own thread)
- * and the rest when it ends; ranks other than 0 set their slots in the work-queue window, which
- * rank 0 reads when a line is due. Nothing here touches a replication's values. ---- */
+ * and the rest when it ends; ranks other than 0 send it to rank 0 in a small message, at most
+ * every poll interval. Nothing here touches a replication's values. ---- */
 
 static _Thread_local struct {
     int active;
@@ -151,8 +153,8 @@ static void credit_inflight(run_state *st)
     }
 }
 
-/* Ranks other than 0: this rank's steps and work into its slots, at most every poll_every
- * seconds unless forced (the last time, before DONE, so rank 0's final count is exact). */
+/* Ranks other than 0: this rank's steps and work to rank 0, at most every poll_every seconds
+ * unless forced (the last time, before DONE, so rank 0's final count is exact). */
 static void publish(run_state *st, int force)
 {
     int go;
@@ -163,16 +165,13 @@ static void publish(run_state *st, int force)
         if (go)
             st->last_publish = now;
     }
-    if (!go || !st->wq)
+    if (!go || !st->outbox)
         return;
     double work;
 #pragma omp atomic read
     work = st->work;
-    int64_t bits;
-    memcpy(&bits, &work, sizeof bits);
-    size_t c = st->progress_slots + 2 * (size_t)st->rank;
-    storq_workqueue_set(st->wq, c, (int64_t)storq_steps_total());
-    storq_workqueue_set(st->wq, c + 1, bits);
+    storq_error ignore = {0}; /* progress only: a lost message costs a line's accuracy */
+    storq_send_progress(st->outbox, storq_steps_total(), work, &ignore);
 }
 
 /* Rank 0: the work done and the steps simulated, every rank together. */
@@ -181,14 +180,12 @@ static void gather(run_state *st, double *work, uint64_t *events)
 #pragma omp atomic read
     *work = st->work;
     *events = storq_steps_total();
-    for (int r = 1; r < st->nranks && st->wq; r++) {
-        size_t c = st->progress_slots + 2 * (size_t)r;
-        int64_t bits = storq_workqueue_read(st->wq, c + 1);
-        double w;
-        memcpy(&w, &bits, sizeof w);
-        *work += w;
-        *events += (uint64_t)storq_workqueue_read(st->wq, c);
+    pthread_mutex_lock(&st->collect_lock);
+    for (int r = 1; r < st->nranks && st->rank_work; r++) {
+        *work += st->rank_work[r];
+        *events += st->rank_steps[r];
     }
+    pthread_mutex_unlock(&st->collect_lock);
 }
 
 static void show_progress(run_state *st)
@@ -201,6 +198,19 @@ static void show_progress(run_state *st)
     storq_progress_show(&st->progress, work, events);
 }
 
+/* A unit ends: its end and CPU time, and the rank's counts of time in units (docs/architecture.md,
+ * "Measuring itself": only the CPU time counts as work). */
+static void end_unit(run_state *st, storq_unit_time *time, double cpu0)
+{
+    time->end = storq_now() - st->t0;
+    time->cpu = storq_thread_cpu() - cpu0;
+    double wall = time->end - time->start, cpu = time->cpu;
+#pragma omp atomic update
+    st->in_units += wall;
+#pragma omp atomic update
+    st->simulating += cpu;
+}
+
 /* One unit: a replication (its record) or a point's theory, delivered to rank 0. */
 static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
 {
@@ -208,11 +218,12 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
     const storq_model *model = spec->model;
     size_t p = u->point;
     storq_unit_time time = {.thread = omp_get_thread_num(), .start = storq_now() - st->t0};
+    double cpu0 = storq_thread_cpu();
     int rc;
     if (u->rep == STORQ_UNIT_THEORY) {
         storq_theory t = {0};
         rc = model->theory(st->ctx[p], &t, err);
-        time.end = storq_now() - st->t0;
+        end_unit(st, &time, cpu0);
         if (!rc)
             rc = st->rank == 0 ? storq_collect_theory(st, p, &t, 0, &time, err)
                                : storq_send_theory(st->outbox, p, &t, &time, err);
@@ -230,7 +241,7 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
     storq_steps_begin();
     rc = model->replicate(st->ctx[p], &key, &rec, err);
     inflight.active = 0;
-    time.end = storq_now() - st->t0;
+    end_unit(st, &time, cpu0);
     if (!rc)
         add_work(st, st->cost[p] - inflight.credited);
     if (!rc)
@@ -242,41 +253,68 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
     return rc;
 }
 
-/* This rank stops taking units and, through the shared counter, so does every other. */
-static void fail(run_state *st, const storq_error *e)
-{
-#pragma omp critical(storq_collect)
-    {
-        if (!st->status.code)
-            st->status = *e;
-        st->stop = 1;
-    }
-    storq_workqueue_drain(st->wq, 0, (int64_t)st->nunits + 1);
-}
-
-/* From inside long replications (src/stop.h), every poll_every seconds per thread: rank 0 takes
- * in the other ranks' results and shows progress; every rank counts the replication's share. */
+/* From inside long replications (src/stop.h), every poll_every seconds per thread: every rank
+ * counts the replication's share; rank 0 shows progress; the others send theirs and let MPI move
+ * their results and their request for the next units along (over tcp a large message moves only
+ * while its sender is in MPI). Rank 0's serving thread needs none of this. */
 static void poll(void *arg)
 {
     run_state *st = arg;
     if (st->progress_on)
         credit_inflight(st);
-    if (st->rank == 0 && st->nranks > 1) {
-        storq_error e = {0};
-        if (storq_collect_messages(st, &e) < 0)
-            fail(st, &e);
-    }
-    if (st->progress_on) {
-        if (st->rank == 0)
+    if (st->rank == 0) {
+        if (st->progress_on)
             show_progress(st);
-        else
-            publish(st, 0);
+        return;
     }
+    if (st->progress_on)
+        publish(st, 0);
+    storq_outbox_progress(st->outbox);
+    storq_dispatch_progress(st->dispatch);
 }
 
-/* Every thread of every rank takes units from the one queue until it is empty; rank 0's threads
- * also take in the other ranks' results between their own units, and every second from inside
- * them. */
+/* Rank 0's serving thread takes in other ranks' results between answering requests; the loop
+ * ends once every other rank has sent its DONE. */
+static int serve_results(void *arg)
+{
+    run_state *st = arg;
+    storq_error e = {0};
+    int got = storq_collect_messages(st, 8, &e); /* a few, then the requests again */
+    if (got < 0) {
+        storq_run_fail(st, &e); /* receiving itself failed: nothing more can come in */
+        return -1;
+    }
+    pthread_mutex_lock(&st->collect_lock);
+    int all_done = st->ranks_done + 1 >= (size_t)st->nranks;
+    pthread_mutex_unlock(&st->collect_lock);
+    return all_done ? -1 : got;
+}
+
+static void *serving_thread(void *arg)
+{
+    run_state *st = arg;
+    st->serving_cpu = storq_dispatch_serve(st->dispatch, serve_results, st);
+    return NULL;
+}
+
+/* Rank 0 of several ranks: the serving thread, so that no other rank waits on rank 0's own
+ * replications (docs/architecture.md, "Handing out work"). */
+static int start_serving(run_state *st, storq_error *err)
+{
+    if (st->rank != 0 || st->nranks < 2)
+        return STORQ_OK;
+    if (pthread_create(&st->server, NULL, serving_thread, st) != 0) {
+        storq_warn("could not start rank 0's serving thread: rank 0 only hands out work and "
+                   "takes in results");
+        st->serve_inline = 1;
+        return STORQ_OK;
+    }
+    st->serving = 1;
+    return STORQ_OK;
+}
+
+/* Every thread of every rank takes units until none are left; rank 0's threads show progress
+ * between their units. */
 static void work(run_state *st)
 {
 #pragma omp parallel
@@ -288,72 +326,104 @@ static void work(run_state *st)
             stop = st->stop;
             if (stop)
                 break;
-            if (st->rank == 0 && storq_collect_messages(st, &terr) < 0) {
-                fail(st, &terr);
-                break;
-            }
             if (st->rank == 0)
                 show_progress(st);
             if (storq_interrupted()) {
                 storq_stopped(&terr);
-                fail(st, &terr);
+                storq_run_fail(st, &terr);
                 break;
             }
-            int64_t u = storq_workqueue_next(st->wq, 0);
+            double waited = 0;
+            int64_t u = storq_dispatch_next(st->dispatch, &waited);
+#pragma omp atomic update
+            st->waiting += waited;
             if (u < 0 || (size_t)u >= st->nunits)
                 break;
-            const storq_unit *unit = &st->units[u];
-            /* a later batch: skip it when rank 0 has closed the point */
-            if (unit->rep >= (int64_t)st->spec->replications &&
-                storq_workqueue_read(st->wq, 1 + unit->point))
-                continue;
-            if (run_unit(st, unit, &terr)) {
-                fail(st, &terr);
+            if (run_unit(st, &st->units[u], &terr)) {
+                storq_run_fail(st, &terr);
                 break;
             }
         }
     }
 }
 
-/* After this rank's units: rank 0 waits (without spinning) for every other rank's results and
- * DONE; the others send DONE and wait for their sends to complete. */
+/* Where each rank's time went (docs/architecture.md, "Measuring itself"), gathered on rank 0. */
+enum { T_THREADS, T_SIMULATING, T_IN_UNITS, T_WAITING, T_FIELDS };
+
+static int gather_rank_times(run_state *st, double wall, storq_rank_time **out, storq_error *err)
+{
+    double mine[T_FIELDS] = {omp_get_max_threads(), st->simulating, st->in_units, st->waiting};
+    double *all = st->rank == 0 ? malloc((size_t)st->nranks * sizeof mine) : NULL;
+    int failed = st->rank == 0 && !all;
+    MPI_Request req;
+    int rc = MPI_Igather(mine, T_FIELDS, MPI_DOUBLE, all, T_FIELDS, MPI_DOUBLE, 0, st->comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = storq_mpi_wait(&req, MPI_STATUS_IGNORE); /* no spinning while rank 0 writes */
+    if (st->rank != 0)
+        return rc == MPI_SUCCESS ? STORQ_OK
+                                 : STORQ_RUNTIME_FAIL(err, "MPI_Igather of the ranks' times failed");
+    storq_rank_time *t = failed ? NULL : calloc((size_t)st->nranks, sizeof *t);
+    if (!t || rc != MPI_SUCCESS) {
+        free(all);
+        free(t);
+        return rc != MPI_SUCCESS ? STORQ_RUNTIME_FAIL(err, "MPI_Igather of the ranks' times failed")
+                                 : STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    for (int r = 0; r < st->nranks; r++) {
+        const double *a = all + (size_t)r * T_FIELDS;
+        t[r] = (storq_rank_time){.rank = r, .threads = (int32_t)a[T_THREADS],
+                                 .simulating = a[T_SIMULATING], .in_units = a[T_IN_UNITS],
+                                 .waiting = a[T_WAITING],
+                                 .idle = a[T_THREADS] * wall - a[T_IN_UNITS] - a[T_WAITING],
+                                 .serving = r == 0 ? st->serving_cpu : 0.0};
+        if (t[r].idle < 0)
+            t[r].idle = 0; /* clocks read a moment apart */
+    }
+    free(all);
+    *out = t;
+    return STORQ_OK;
+}
+
+/* After this rank's units: rank 0 waits for its serving thread, which ends once every other rank
+ * has sent everything; the others finish their request in flight, send DONE and wait for their
+ * sends to complete. Then the ranks' times come to rank 0, which writes the run's record. */
 static void finish_work(run_state *st)
 {
     storq_error e = {0};
+    int rc = STORQ_OK;
     if (st->rank != 0) {
+        storq_dispatch_destroy(&st->dispatch); /* rank 0 answers until it has our DONE */
         if (st->progress_on)
             publish(st, 1); /* before DONE: rank 0 reads it after every DONE */
-        int rc = storq_send_done(st->outbox, &st->status, &e);
+        rc = storq_send_done(st->outbox, &st->status, &e);
         if (!rc)
             rc = storq_outbox_destroy(&st->outbox, &e);
         if (rc && !st->status.code)
             st->status = e;
+    } else if (st->serving) {
+        pthread_join(st->server, NULL);
+        st->serving = 0;
+    }
+    double wall = storq_now() - st->t0;
+    storq_rank_time *times = NULL;
+    rc = gather_rank_times(st, wall, &times, &e);
+    if (st->rank != 0) {
+        if (rc && !st->status.code)
+            st->status = e;
         return;
     }
-    const struct timespec nap = {0, 1000000};
-    while (st->ranks_done + 1 < (size_t)st->nranks) {
-        int got = storq_collect_messages(st, &e);
-        if (got < 0) {
-            /* a broken message: the other ranks' DONE may never be read; stop here */
-            if (!st->status.code)
-                st->status = e;
-            return;
-        }
-        if (got == 0) {
-            show_progress(st);
-            nanosleep(&nap, NULL);
-        }
-    }
     /* what came in of unfinished points stays in the file: --resume reruns only the rest */
-    int rc;
-#pragma omp critical(storq_collect)
-    rc = storq_collect_checkpoints(st, 1, &e);
+    pthread_mutex_lock(&st->collect_lock);
+    if (!rc)
+        rc = storq_collect_checkpoints(st, 1, &e);
+    pthread_mutex_unlock(&st->collect_lock);
     if (!rc && st->file)
-        rc = storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * (uint64_t)st->nrows,
+        rc = storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * ((uint64_t)st->nrows + (uint64_t)st->nranks),
                               "the record of the run's units", &e);
     if (!rc && st->file)
-        rc = storq_h5_write_units(st->file, st->rows, st->nrows, st->workers,
-                                  storq_now() - st->t0, &e);
+        rc = storq_h5_write_units(st->file, st->rows, st->nrows, times, (size_t)st->nranks,
+                                  st->workers, wall, &e);
+    free(times);
     if (rc && !st->status.code)
         st->status = e;
 }
@@ -385,7 +455,11 @@ static void release(run_state *st)
     free(st->rows);
     storq_error ignore = {0};
     storq_outbox_destroy(&st->outbox, &ignore);
-    storq_workqueue_destroy(&st->wq);
+    storq_dispatch_destroy(&st->dispatch);
+    storq_inbox_destroy(&st->inbox);
+    free(st->rank_steps);
+    free(st->rank_work);
+    pthread_mutex_destroy(&st->collect_lock);
     MPI_Comm_free(&st->comm);
 }
 
@@ -424,7 +498,35 @@ static void free_replications_in(run_state *st, const unsigned char **masks)
     free((void *)masks);
 }
 
-/* The units to run, rank 0's per-point state, the queue and the outbox (collective). */
+/* The hand-out (collective): each unit's cost sizes the chunks; a later batch's units (--precision)
+ * belong to their point's group, which rank 0 closes once the point needs no more. Rank 0 of
+ * several ranks also gets its inbox and the others' progress figures. */
+static int create_dispatch(run_state *st, storq_error *err)
+{
+    double *cost = malloc((st->nunits ? st->nunits : 1) * sizeof *cost);
+    size_t *group = malloc((st->nunits ? st->nunits : 1) * sizeof *group);
+    int rc = cost && group ? STORQ_OK : STORQ_RUNTIME_FAIL(err, "out of memory");
+    for (size_t i = 0; !rc && i < st->nunits; i++) {
+        const storq_unit *u = &st->units[i];
+        cost[i] = st->cost[u->point];
+        group[i] = u->rep >= (int64_t)st->spec->replications ? u->point : STORQ_NO_GROUP;
+    }
+    if (!rc && st->rank == 0 && st->nranks > 1) {
+        st->rank_steps = calloc((size_t)st->nranks, sizeof *st->rank_steps);
+        st->rank_work = calloc((size_t)st->nranks, sizeof *st->rank_work);
+        rc = st->rank_steps && st->rank_work ? storq_inbox_create(st->comm, &st->inbox, err)
+                                             : STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
+    /* every rank takes part: the create is collective */
+    int drc = storq_dispatch_create(st->comm, rc ? 0 : st->nunits, cost ? cost : &(double){1},
+                                    group ? group : &(size_t){0}, st->spec->npoints,
+                                    omp_get_max_threads(), &st->dispatch, rc ? &(storq_error){0} : err);
+    free(cost);
+    free(group);
+    return rc ? rc : drc;
+}
+
+/* The units to run, rank 0's per-point state, the hand-out and the outbox (collective). */
 static int start_work(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
@@ -453,17 +555,11 @@ static int start_work(run_state *st, storq_error *err)
     if (!rc && st->rank != 0)
         rc = storq_outbox_create(st->comm, &st->outbox, err);
     rc = storq_reduce_status(rc, st->comm);
-    /* counter 0 hands out units; counter 1 + p is point p's "closed" flag (--precision); then two
-     * per rank for progress */
-    st->progress_slots = 1 + spec->npoints;
     if (!rc)
-        rc = storq_reduce_status(storq_workqueue_create(st->comm,
-                                                        st->progress_slots + 2 * (size_t)st->nranks,
-                                                        &st->wq, err),
-                                 st->comm);
+        rc = storq_reduce_status(create_dispatch(st, err), st->comm);
     for (size_t p = 0; !rc && st->rank == 0 && p < spec->npoints; p++)
         if (st->points[p].closed) /* decided from a checkpoint */
-            storq_workqueue_drain(st->wq, 1 + p, 1);
+            storq_dispatch_close_group(st->dispatch, p);
     st->workers = omp_get_max_threads();
     MPI_Allreduce(MPI_IN_PLACE, &st->workers, 1, MPI_INT, MPI_SUM, st->comm);
     st->t0 = storq_now(); /* just after a collective: the ranks' clocks start within a moment */
@@ -505,8 +601,12 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     st.last_checkpoint = storq_now();
     st.max_reps = spec->precision ? spec->max_replications : spec->replications;
     MPI_Comm_dup(comm, &st.comm);
+    /* an MPI failure goes through storq's error path (a message, a partial file to resume),
+     * not Open MPI's abort */
+    MPI_Comm_set_errhandler(st.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(st.comm, &st.rank);
     MPI_Comm_size(st.comm, &st.nranks);
+    pthread_mutex_init(&st.collect_lock, NULL);
 
     int rc = prepare_points(&st, err);
     rc = storq_reduce_status(rc, st.comm);
@@ -516,9 +616,13 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
         rc = start_work(&st, err);
     if (!rc) {
         start_progress(&st);
-        if (st.progress_on || (st.rank == 0 && st.nranks > 1))
+        if (st.progress_on || st.nranks > 1)
             storq_poll_install(poll, &st, st.poll_every);
-        work(&st);
+        rc = start_serving(&st, err);
+        if (st.serve_inline)
+            serving_thread(&st);
+        else
+            work(&st);
         storq_poll_install(NULL, NULL, 0);
         finish_work(&st);
         if (st.progress.enabled) {

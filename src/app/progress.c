@@ -16,6 +16,13 @@ double storq_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double storq_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 double storq_progress_interval(void)
 {
     return storq_env_seconds("STORQ_PROGRESS_INTERVAL", isatty(2) ? 0.5 : 30.0);

@@ -38,5 +38,8 @@ void storq_progress_clear(storq_progress *p);
 void storq_progress_finish(storq_progress *p, uint64_t events);
 
 double storq_now(void);
+/* CPU seconds the calling thread has used: what counts as work in a unit (docs/architecture.md,
+ * "Measuring itself"). */
+double storq_thread_cpu(void);
 
 #endif

@@ -5,10 +5,12 @@
 #define STORQ_RUN_STATE_H
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
+#include "dispatch.h"
 #include "h5_units.h"
 #include "h5_writer.h"
 #include "observables.h"
@@ -17,7 +19,6 @@
 #include "schedule.h"
 #include "theory.h"
 #include "transfer.h"
-#include "workqueue.h"
 
 /* A replication that came in before rank 0 decided its point needs its batch. */
 typedef struct pending {
@@ -58,15 +59,25 @@ typedef struct run_state {
     unsigned char *done;      /* not to run: complete already (--resume), or another task's */
     storq_unit *units;        /* the run's work, in hand-out order */
     size_t nunits;
-    storq_workqueue *wq;
+    storq_dispatch *dispatch; /* the hand-out of units (mpi/dispatch.h) */
     storq_outbox *outbox;     /* ranks other than 0: results on their way to rank 0 */
+    storq_inbox *inbox;       /* rank 0 of a run of several ranks: results coming in */
+    pthread_mutex_t collect_lock; /* rank 0: taking results in (the storq_collect_* below) */
+    pthread_t server;         /* rank 0 of several ranks: the serving thread */
+    int serving;              /* it runs */
+    int serve_inline;         /* it could not start: rank 0 serves instead of simulating */
+    double serving_cpu;       /* its CPU seconds, once it has ended */
     storq_h5_file *file;      /* rank 0 only */
     point_state *points;      /* rank 0 only */
     storq_progress progress;  /* rank 0's line */
     int progress_on;          /* every rank: count and publish work for rank 0's line */
     double *steps;            /* per point: the steps a replication takes (model->steps), or 0 */
     double work;              /* this rank's work done, cost units (replications in flight too) */
-    size_t progress_slots;    /* window counters 2r, 2r + 1 from here: rank r's steps and work */
+    uint64_t *rank_steps;     /* rank 0: each other rank's latest progress message */
+    double *rank_work;
+    double simulating;        /* this rank's threads: CPU seconds inside units */
+    double in_units;          /* wall seconds inside units */
+    double waiting;           /* seconds waiting for a unit to be handed out */
     double poll_every;        /* seconds between two calls of the poll function per thread */
     double last_publish;      /* ranks other than 0: when they last set their slots */
     size_t ranks_done;        /* rank 0: DONE messages received */
@@ -86,16 +97,22 @@ static inline int storq_in_task(const storq_run_spec *spec, size_t p)
     return p % spec->task_count == spec->task_index;
 }
 
-/* Rank 0 (src/app/collect.c). The storq_collect_* functions that take results in hold the
- * critical section storq_collect: any thread may call them. */
+/* Rank 0 (src/app/collect.c). The storq_collect_* functions that take results in hold
+ * collect_lock: any thread may call them, rank 0's workers for their own units and its serving
+ * thread for the others'. */
 int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *rec, int rank,
                          const storq_unit_time *time, storq_error *err);
 /* Ownership of t's arrays passes. */
 int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
                          const storq_unit_time *time, storq_error *err);
-/* Take in whatever other ranks have sent: the number handled, or minus a status. */
-int storq_collect_messages(run_state *st, storq_error *err);
-/* Caller holds storq_collect: checkpoint the unfinished points that took in replications since
+/* Take in up to max messages that other ranks have sent, without blocking: the number handled,
+ * or minus a status when receiving failed. A message that cannot be used fails the run
+ * (storq_run_fail) and the rest are still taken in, so that every rank can finish. */
+int storq_collect_messages(run_state *st, int max, storq_error *err);
+/* This rank stops taking units and, through rank 0, so does every other; the first failure is
+ * the rank's status. */
+void storq_run_fail(run_state *st, const storq_error *e);
+/* Caller holds collect_lock: checkpoint the unfinished points that took in replications since
  * their last checkpoint, when the interval has passed (or now_anyway). */
 int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err);
 /* --resume: take in the replications the checkpoints hold (before the units are planned). */
