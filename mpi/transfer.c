@@ -96,12 +96,62 @@ static uint64_t bits(double x)
     return b;
 }
 
+/* A record's histogram counts are mostly zeros (a 5120-bin log-linear histogram of which a run
+ * fills a few hundred bins), so they travel as segments {zeros before, length, counts...}: a
+ * run of nonzero counts goes on through fewer than SPLIT_ZEROS zeros. At most ncounts + 2 words;
+ * a supermarket record shrinks from 82 kB to a few kB, which also keeps it under the tcp
+ * transport's eager limit, so its send completes without the sender's help. */
+#define SPLIT_ZEROS 3
+
+static size_t encode_counts(const uint64_t *c, size_t n, uint64_t *out)
+{
+    size_t i = 0, k = 0;
+    for (;;) {
+        size_t gap = 0;
+        while (i + gap < n && c[i + gap] == 0)
+            gap++;
+        if (i + gap == n)
+            return k;
+        i += gap;
+        size_t len = 0, zeros = 0;
+        while (i + len + zeros < n && zeros < SPLIT_ZEROS) {
+            if (c[i + len + zeros] == 0) {
+                zeros++;
+            } else {
+                len += zeros + 1;
+                zeros = 0;
+            }
+        }
+        out[k++] = gap;
+        out[k++] = len;
+        memcpy(out + k, c + i, len * sizeof *c);
+        k += len;
+        i += len;
+    }
+}
+
+static int decode_counts(const uint64_t *w, size_t nw, uint64_t *c, size_t n)
+{
+    size_t i = 0, k = 0;
+    memset(c, 0, n * sizeof *c);
+    while (k < nw) {
+        if (nw - k < 2 || w[k] > n - i || w[k + 1] > n - i - w[k] || w[k + 1] > nw - k - 2)
+            return -1;
+        i += (size_t)w[k];
+        size_t len = (size_t)w[k + 1];
+        memcpy(c + i, w + k + 2, len * sizeof *c);
+        i += len;
+        k += 2 + len;
+    }
+    return 0;
+}
+
 int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_record *rec,
                       const storq_unit_time *time, storq_error *err)
 {
     const storq_observables *s = rec->schema;
-    size_t n = HEADER_WORDS + s->nvalues + s->ncounts + s->nminmax;
-    uint64_t *w = alloc_words(n, err);
+    size_t most = HEADER_WORDS + s->nvalues + s->nminmax + s->ncounts + 2;
+    uint64_t *w = alloc_words(most, err);
     if (!w)
         return STORQ_ERR_RUNTIME;
     uint64_t head[HEADER_WORDS] = {STORQ_MSG_RECORD, point, rep, rec->events, s->nvalues,
@@ -110,8 +160,9 @@ int storq_send_record(storq_outbox *o, size_t point, size_t rep, const storq_rec
     memcpy(w, head, sizeof head);
     uint64_t *q = w + HEADER_WORDS;
     memcpy(q, rec->values, s->nvalues * sizeof *q);
-    memcpy(q + s->nvalues, rec->counts, s->ncounts * sizeof *q);
-    memcpy(q + s->nvalues + s->ncounts, rec->minmax, s->nminmax * sizeof *q);
+    memcpy(q + s->nvalues, rec->minmax, s->nminmax * sizeof *q);
+    size_t n = HEADER_WORDS + s->nvalues + s->nminmax +
+               encode_counts(rec->counts, s->ncounts, q + s->nvalues + s->nminmax);
     return post(o, w, n, err);
 }
 
@@ -329,15 +380,16 @@ int storq_message_record(const storq_message *m, storq_record *rec, storq_error 
 {
     const storq_observables *s = rec->schema;
     const uint64_t *w = m->words;
+    size_t fixed = HEADER_WORDS + s->nvalues + s->nminmax;
+    const uint64_t *q = w + HEADER_WORDS;
     if (m->kind != STORQ_MSG_RECORD || w[4] != s->nvalues || w[5] != s->ncounts ||
-        w[6] != s->nminmax || m->nwords != HEADER_WORDS + s->nvalues + s->ncounts + s->nminmax)
+        w[6] != s->nminmax || m->nwords < fixed ||
+        decode_counts(q + s->nvalues + s->nminmax, m->nwords - fixed, rec->counts, s->ncounts))
         return STORQ_RUNTIME_FAIL(err, "a record of point %zu from rank %d does not match the "
                                   "point's observables", m->point, m->source);
     rec->events = w[3];
-    const uint64_t *q = w + HEADER_WORDS;
     memcpy(rec->values, q, s->nvalues * sizeof *q);
-    memcpy(rec->counts, q + s->nvalues, s->ncounts * sizeof *q);
-    memcpy(rec->minmax, q + s->nvalues + s->ncounts, s->nminmax * sizeof *q);
+    memcpy(rec->minmax, q + s->nvalues, s->nminmax * sizeof *q);
     return STORQ_OK;
 }
 

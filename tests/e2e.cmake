@@ -28,6 +28,10 @@ set_tests_properties(build_flags_corpus PROPERTIES LABELS "corpus" TIMEOUT 400 P
 add_test(NAME e2e_idle_rank COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_idle_rank.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_idle_rank PROPERTIES LABELS "e2e" TIMEOUT 60 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# Every transport (vader, tcp) and every osc component: same results, fair shares of equal units.
+add_test(NAME e2e_transports COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_transports.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_transports PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")
 # Threads that would share a core (a rank bound to one core) are warned about; one each is silent.
 add_test(NAME e2e_thread_cores COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_thread_cores.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_thread_cores PROPERTIES LABELS "e2e" TIMEOUT 60 RESOURCE_LOCK mpirun

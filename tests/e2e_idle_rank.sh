@@ -19,8 +19,8 @@ import h5py, sys
 units = h5py.File("idle.h5", "r")["run/units"][()]
 cpu = [sum(map(float, open(f"cpu.{r}").read().split())) for r in range(3)]
 worker = int(units[units["rep"] >= 0]["rank"][0])
-# rank 0 waits in its own poll loop (1 ms naps, driver.c), not through mpi/wait.c: the ranks
-# checked are those that wait in the collectives and sends
+# rank 0 waits in its serving thread (naps up to 1 ms, mpi/dispatch.c), not through
+# mpi/wait.c: the ranks checked are those that wait in the collectives and sends
 idle = [r for r in (1, 2) if r != worker]
 print(f"CPU seconds per rank: {cpu}; the replication ran on rank {worker}")
 bad = [r for r in idle if cpu[r] >= 0.25 * cpu[worker]]

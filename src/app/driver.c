@@ -303,6 +303,12 @@ static int start_serving(run_state *st, storq_error *err)
 {
     if (st->rank != 0 || st->nranks < 2)
         return STORQ_OK;
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level < MPI_THREAD_SERIALIZED) { /* only the main thread may call MPI */
+        st->serve_inline = 1;
+        return STORQ_OK;
+    }
     if (pthread_create(&st->server, NULL, serving_thread, st) != 0) {
         storq_warn("could not start rank 0's serving thread: rank 0 only hands out work and "
                    "takes in results");

@@ -231,11 +231,13 @@ static int cmd_run(int argc, char **argv)
         return rc;
     }
     int rank, provided = storq_mpi_session_start();
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* failures reach storq's path */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     storq_warn_enable(rank == 0);
     storq_interrupt_install();
     if (!rc && provided < MPI_THREAD_SERIALIZED) {
-        /* Threads take work units through MPI; without this level only one may. */
+        /* Threads take work units through MPI; without this level only one may, and rank 0
+         * hands out work instead of simulating (no serving thread). */
         storq_warn("the MPI library offers no MPI_THREAD_SERIALIZED; running one thread per rank");
         omp_set_num_threads(1);
     }
