@@ -36,6 +36,7 @@ struct storq_dispatch {
     int64_t buf[MAX_CHUNK];
     size_t head, count;
     int asked, exhausted;
+    int failed; /* an MPI call failed: this rank gets no more units */
     int64_t ask[2], stop_msg[2], answer[2 + MAX_CHUNK];
     MPI_Request ask_req, answer_req, stop_req;
 };
@@ -198,13 +199,18 @@ static void post(storq_dispatch *d, int kind)
 {
     d->ask[0] = kind;
     d->ask[1] = d->threads;
+    int ok;
 #pragma omp critical(storq_mpi)
     {
-        storq_mpi_wait(&d->ask_req, MPI_STATUS_IGNORE); /* the previous ask left long ago */
-        MPI_Irecv(d->answer, 2 + MAX_CHUNK, MPI_INT64_T, 0, TAG_REPLY, d->comm, &d->answer_req);
-        MPI_Isend(d->ask, 2, MPI_INT64_T, 0, TAG_REQUEST, d->comm, &d->ask_req);
+        ok = storq_mpi_wait(&d->ask_req, MPI_STATUS_IGNORE) == MPI_SUCCESS && /* long gone */
+             MPI_Irecv(d->answer, 2 + MAX_CHUNK, MPI_INT64_T, 0, TAG_REPLY, d->comm,
+                       &d->answer_req) == MPI_SUCCESS &&
+             MPI_Isend(d->ask, 2, MPI_INT64_T, 0, TAG_REQUEST, d->comm, &d->ask_req) ==
+                 MPI_SUCCESS;
     }
-    d->asked = 1;
+    d->asked = ok;
+    d->failed |= !ok;
+    d->exhausted |= !ok;
 }
 
 /* Other ranks, holding the lock: 1 when the answer to the request in flight is in (and used). */
@@ -219,6 +225,7 @@ static int answered(storq_dispatch *d)
     d->asked = 0;
     if (done < 0 || d->answer[0] == GOT_NONE) {
         d->exhausted = 1;
+        d->failed |= done < 0;
     } else if (d->answer[0] == GOT_UNITS && !d->stopped) {
         size_t n = (size_t)d->answer[1] <= MAX_CHUNK ? (size_t)d->answer[1] : MAX_CHUNK;
         memcpy(d->buf, d->answer + 2, n * sizeof *d->buf);
@@ -269,6 +276,8 @@ int64_t storq_dispatch_next(storq_dispatch *d, double *waited)
         nap(&ns);
         pthread_mutex_lock(&d->lock);
     }
+    if (u < 0 && d->failed)
+        u = STORQ_DISPATCH_FAILED;
     pthread_mutex_unlock(&d->lock);
     if (waited && since >= 0)
         *waited = seconds(CLOCK_MONOTONIC) - since;

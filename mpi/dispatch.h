@@ -40,7 +40,10 @@ typedef struct storq_dispatch storq_dispatch;
 int storq_dispatch_create(MPI_Comm comm, size_t nunits, const double *cost, const size_t *group,
                           size_t ngroups, int threads, storq_dispatch **out, storq_error *err);
 
-/* The next unit for the calling thread, or -1 when there is none left (or after a stop).
+#define STORQ_DISPATCH_FAILED (-2) /* storq_dispatch_next: MPI failed asking rank 0 */
+
+/* The next unit for the calling thread, or -1 when there is none left (or after a stop), or
+ * STORQ_DISPATCH_FAILED.
  * *waited (may be NULL) gets the seconds the thread waited for rank 0's answer. */
 int64_t storq_dispatch_next(storq_dispatch *d, double *waited);
 

@@ -343,6 +343,12 @@ static void work(run_state *st)
             int64_t u = storq_dispatch_next(st->dispatch, &waited);
 #pragma omp atomic update
             st->waiting += waited;
+            if (u == STORQ_DISPATCH_FAILED) {
+                STORQ_RUNTIME_FAIL(&terr, "rank %d: MPI failed while asking rank 0 for work "
+                                   "units", st->rank);
+                storq_run_fail(st, &terr);
+                break;
+            }
             if (u < 0 || (size_t)u >= st->nunits)
                 break;
             if (run_unit(st, &st->units[u], &terr)) {
