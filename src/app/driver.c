@@ -352,7 +352,7 @@ static void finish_work(run_state *st)
         rc = storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * (uint64_t)st->nrows,
                               "the record of the run's units", &e);
     if (!rc && st->file)
-        rc = storq_h5_write_units(st->file, st->rows, st->nrows, st->workers,
+        rc = storq_h5_write_units(st->file, st->rows, st->nrows, NULL, 0, st->workers,
                                   storq_now() - st->t0, &e);
     if (rc && !st->status.code)
         st->status = e;
