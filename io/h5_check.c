@@ -411,6 +411,8 @@ static int check_run(checker *c)
         STORQ_TRY(expect_dataset(c, c->file, STORQ_SCHEMA_UNITS_PATH, 'c', 1, &s));
     if (storq_h5u_has_link(c->file, STORQ_SCHEMA_SESSIONS_PATH))
         STORQ_TRY(expect_dataset(c, c->file, STORQ_SCHEMA_SESSIONS_PATH, 'c', 1, &s));
+    if (storq_h5u_has_link(c->file, STORQ_SCHEMA_RANKS_PATH))
+        STORQ_TRY(expect_dataset(c, c->file, STORQ_SCHEMA_RANKS_PATH, 'c', 1, &s));
     return STORQ_OK;
 }
 

@@ -1,12 +1,11 @@
 /* `storq info FILE`: what a results file holds, as aligned text tables. Reads any schema 1.x file
  * (fields it does not know are still listed where the tables are generic); of a partial file's
  * checkpoints (1.2) it says how many replications each unfinished point has in; of the run's
- * record of its units (/run/sessions, /run/units), one line per session with its efficiency. */
+ * record of its units, one line per session and per rank (h5_info_units.c). */
 #include "h5_info.h"
 
 #include <hdf5.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +13,7 @@
 #include "h5_info_hist.h"
 #include "h5_info_index.h"
 #include "h5_info_theory.h"
+#include "h5_info_units.h"
 #include "h5_util.h"
 #include "schema.h"
 #include "table.h"
@@ -118,135 +118,17 @@ static void print_root(hid_t file, const char *path, FILE *out)
 
 /* ---- tasks ---- */
 
-/* The share of the points a job-array task's file holds (schema 1.1): p % count == index. */
-typedef struct task_share {
-    uint64_t index, count;
-} task_share;
-
-static task_share read_task(hid_t file)
+storq_info_task storq_info_read_task(hid_t loc)
 {
-    task_share t = {0, 1};
+    storq_info_task t = {0, 1};
     storq_error ignore = {0};
-    if (storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_TASK_COUNT) &&
-        storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_TASK_INDEX) &&
-        (storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_COUNT, &t.count, &ignore) ||
-         storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_TASK_INDEX, &t.index, &ignore) ||
+    if (storq_h5u_has_attr(loc, STORQ_SCHEMA_ATTR_TASK_COUNT) &&
+        storq_h5u_has_attr(loc, STORQ_SCHEMA_ATTR_TASK_INDEX) &&
+        (storq_h5u_read_attr_u64(loc, STORQ_SCHEMA_ATTR_TASK_COUNT, &t.count, &ignore) ||
+         storq_h5u_read_attr_u64(loc, STORQ_SCHEMA_ATTR_TASK_INDEX, &t.index, &ignore) ||
          t.count == 0))
-        t = (task_share){0, 1};
+        t = (storq_info_task){0, 1};
     return t;
-}
-
-/* ---- the run's units (/run/sessions, /run/units) ---- */
-
-/* Column name of the table d (n rows) as doubles, or NULL: HDF5 matches compound members by name
- * and converts the integers (exact below 2^53). */
-static double *read_column(hid_t d, const char *name, size_t n)
-{
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(double));
-    double *v = calloc(n + 1, sizeof *v);
-    if (t < 0 || !v || H5Tinsert(t, name, 0, H5T_NATIVE_DOUBLE) < 0 ||
-        (n > 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)) {
-        free(v);
-        v = NULL;
-    }
-    storq_h5u_close_type(&t);
-    H5Eclear2(H5E_DEFAULT);
-    return v;
-}
-
-/* Columns names[0..k) of the table at path into col[] (free each): its rows, or -1 when any is
- * missing. */
-static long read_columns(hid_t file, const char *path, const char *const *names, size_t k,
-                         double **col)
-{
-    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
-    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
-    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    int ok = n >= 0;
-    for (size_t i = 0; i < k; i++)
-        ok = ok && (col[i] = read_column(d, names[i], (size_t)n)) != NULL;
-    storq_h5u_close_space(&space);
-    storq_h5u_close_dataset(&d);
-    H5Eclear2(H5E_DEFAULT);
-    return ok ? (long)n : -1;
-}
-
-enum { S_SESSION, S_WORKERS, S_UNITS, S_WALL, S_BUSY, S_EFFICIENCY };
-enum { U_SESSION, U_RANK, U_THREAD };
-
-/* " (2 ranks x 2 threads)" when known: from the session's rows when their largest rank and
- * thread numbers multiply to the workers, else from the root's mpi_ranks and omp_threads (the
- * first session's) when they do; "" otherwise. */
-static void layout_text(hid_t file, double session, double workers, double *const *u, long nu,
-                        char *buf, size_t size)
-{
-    double ranks = 0, threads = 0;
-    for (long i = 0; i < nu; i++) {
-        if (u[U_SESSION][i] == session) {
-            ranks = fmax(ranks, u[U_RANK][i] + 1);
-            threads = fmax(threads, u[U_THREAD][i] + 1);
-        }
-    }
-    uint64_t r = 0, t = 0;
-    storq_error ignore = {0};
-    if (ranks * threads != workers && storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_MPI_RANKS) &&
-        storq_h5u_has_attr(file, STORQ_SCHEMA_ATTR_OMP_THREADS) &&
-        !storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_MPI_RANKS, &r, &ignore) &&
-        !storq_h5u_read_attr_u64(file, STORQ_SCHEMA_ATTR_OMP_THREADS, &t, &ignore)) {
-        ranks = (double)r;
-        threads = (double)t;
-    }
-    buf[0] = '\0';
-    if (ranks > 0 && ranks * threads == workers)
-        snprintf(buf, size, " (%.0f rank%s x %.0f thread%s)", ranks, ranks == 1 ? "" : "s",
-                 threads, threads == 1 ? "" : "s");
-}
-
-static void seconds_text(double v, char *buf, size_t size)
-{
-    snprintf(buf, size, v >= 10 ? "%.1f" : v >= 0.1 ? "%.2f" : "%.3g", v);
-}
-
-/* One line per session of /run/sessions (docs/hdf5-schema.md, "The run's units"); a table that
- * storq merge copied from a task's file is said to be that task's. */
-static void print_units(hid_t file, FILE *out)
-{
-    static const char *const snames[] = {
-        STORQ_SCHEMA_UNIT_SESSION,      STORQ_SCHEMA_ATTR_WORKERS,   STORQ_SCHEMA_SESSION_UNITS,
-        STORQ_SCHEMA_ATTR_WALL_SECONDS, STORQ_SCHEMA_ATTR_BUSY_SECONDS, STORQ_SCHEMA_ATTR_EFFICIENCY};
-    static const char *const unames[] = {STORQ_SCHEMA_UNIT_SESSION, STORQ_SCHEMA_UNIT_RANK,
-                                         STORQ_SCHEMA_UNIT_THREAD};
-    double *sc[6] = {NULL}, *uc[3] = {NULL};
-    long ns = storq_h5u_has_link(file, STORQ_SCHEMA_SESSIONS_PATH)
-                  ? read_columns(file, STORQ_SCHEMA_SESSIONS_PATH, snames, 6, sc)
-                  : -1;
-    long nu = ns > 0 ? read_columns(file, STORQ_SCHEMA_UNITS_PATH, unames, 3, uc) : -1;
-    hid_t d = nu >= 0 ? H5Dopen2(file, STORQ_SCHEMA_UNITS_PATH, H5P_DEFAULT) : -1;
-    task_share mine = read_task(file), theirs = d >= 0 ? read_task(d) : mine;
-    storq_h5u_close_dataset(&d);
-    if (ns > 0)
-        fputc('\n', out);
-    if (ns > 0 && (mine.index != theirs.index || mine.count != theirs.count))
-        fprintf(out, "run: the units of task %" PRIu64 "/%" PRIu64 " only (storq merge copied "
-                "them from its file)\n", theirs.index, theirs.count);
-    for (long i = 0; i < ns; i++) {
-        char label[64] = "run", layout[96], wall[32], busy[32], eff[32] = "n/a";
-        const double units = sc[S_UNITS][i], workers = sc[S_WORKERS][i];
-        if (ns > 1)
-            snprintf(label, sizeof label, "run, session %.0f", sc[S_SESSION][i]);
-        layout_text(file, sc[S_SESSION][i], workers, uc, nu, layout, sizeof layout);
-        seconds_text(sc[S_WALL][i], wall, sizeof wall);
-        seconds_text(sc[S_BUSY][i], busy, sizeof busy);
-        if (!isnan(sc[S_EFFICIENCY][i]))
-            snprintf(eff, sizeof eff, "%.2f", sc[S_EFFICIENCY][i]);
-        fprintf(out, "%s: %.0f unit%s on %.0f worker%s%s, wall %s s, busy %s worker-s, parallel "
-                "efficiency %s\n", label, units, units == 1 ? "" : "s", workers,
-                workers == 1 ? "" : "s", layout, wall, busy, eff);
-    }
-    for (size_t i = 0; i < 6; i++)
-        free(sc[i]);
-    for (size_t i = 0; i < 3; i++)
-        free(uc[i]);
 }
 
 /* ---- /points/index ---- */
@@ -277,7 +159,7 @@ static int checkpoint_of(hid_t file, uint64_t id, uint64_t *in, uint64_t *of)
 /* Status of point id: complete, interrupted (group without status "complete"), checkpoint (no
  * group yet, but replications kept in /checkpoints), pending, or "other task" in a task's file
  * for the points another task runs. */
-static const char *point_status(hid_t file, task_share task, uint64_t id)
+static const char *point_status(hid_t file, storq_info_task task, uint64_t id)
 {
     char name[STORQ_SCHEMA_POINT_PATH_MAX];
     uint64_t in, of;
@@ -418,7 +300,7 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
         }
     storq_table t;
     storq_table_init(&t, (size_t)nm + 1, NULL, "  ");
-    task_share task = read_task(file);
+    storq_info_task task = storq_info_read_task(file);
     add_index_header(&t, d, ftype, (unsigned)nm);
     size_t complete = 0;
     for (size_t r = 0; r < *nrows; r++) {
@@ -719,11 +601,11 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
     STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, err));
     print_root(file, path, out);
-    print_units(file, out);
+    storq_info_units(file, out);
     uint64_t *ids = NULL;
     size_t n = 0;
     int rc = print_index(file, out, &ids, &n, err);
-    task_share task = read_task(file);
+    storq_info_task task = storq_info_read_task(file);
     for (size_t r = 0; !rc && r < n; r++)
         if (strcmp(point_status(file, task, ids[r]), "complete") == 0)
             rc = print_point(file, ids[r], out, err);

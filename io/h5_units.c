@@ -1,8 +1,8 @@
 /* The run's record of itself (docs/hdf5-schema.md, "The run's units"): /run/units, one row per
- * work unit that ran, /run/sessions, one row per session, and /run's attributes, the latest
- * session's. Both tables are chunked compound datasets with an unlimited length, so a session
- * appends its rows in one write: a compound row cannot be torn the way separate column datasets
- * of unequal lengths could be. */
+ * work unit that ran, /run/ranks, one row per rank and session, /run/sessions, one row per
+ * session, and /run's attributes, the latest session's. The tables are chunked compound datasets
+ * with an unlimited length, so a session appends its rows in one write: a compound row cannot be
+ * torn the way separate column datasets of unequal lengths could be. */
 #include "h5_units.h"
 
 #include <hdf5.h>
@@ -17,6 +17,7 @@
 /* Rows per chunk: a few kilobytes, so a run of a dozen units does not carry a large chunk, and a
  * run of a million units is still written in large pieces. */
 #define UNITS_CHUNK 256
+#define RANKS_CHUNK 64
 #define SESSIONS_CHUNK 16
 
 /* A row as stored: the driver's row and the session the file gives it. */
@@ -25,12 +26,25 @@ typedef struct unit_record {
     storq_unit_row row;
 } unit_record;
 
+typedef struct rank_record {
+    uint32_t session;
+    storq_rank_time time;
+} rank_record;
+
 typedef struct session_record {
     uint32_t session;
     int64_t workers;
     uint64_t units;
     double wall, busy, efficiency;
+    double unit, waiting, idle, serving; /* added with cpu_seconds */
 } session_record;
+
+/* What a writer that does not know a column leaves in it (the fill value): NaN, "not measured",
+ * in the columns added with cpu_seconds, so rows an older storq appends on --resume say so. */
+static const unit_record unit_fill = {.row.cpu = NAN};
+static const rank_record rank_fill = {.time = {0}};
+static const session_record session_fill = {.unit = NAN, .waiting = NAN, .idle = NAN,
+                                            .serving = NAN};
 
 /* One field: its name, file type (little-endian, packed in field order), memory type and offset. */
 typedef struct field {
@@ -43,6 +57,15 @@ typedef struct field {
 typedef struct table_type {
     hid_t ftype, mtype;
 } table_type;
+
+/* One of the three tables: its name, chunk, row (memory) size and fill row, and types. */
+typedef struct table_spec {
+    const char *name;
+    hsize_t chunk;
+    size_t row_size;
+    const void *fill;
+    table_type type;
+} table_spec;
 
 static void table_type_free(table_type *t)
 {
@@ -90,8 +113,32 @@ static int units_type(table_type *t)
          offsetof(unit_record, row.events)},
         {STORQ_SCHEMA_UNIT_COST, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
          offsetof(unit_record, row.cost)},
+        {STORQ_SCHEMA_UNIT_CPU, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(unit_record, row.cpu)},
     };
     return build_type(f, sizeof f / sizeof *f, sizeof(unit_record), t);
+}
+
+static int ranks_type(table_type *t)
+{
+    const field f[] = {
+        {STORQ_SCHEMA_UNIT_SESSION, H5T_STD_U32LE, H5T_NATIVE_UINT32,
+         offsetof(rank_record, session)},
+        {STORQ_SCHEMA_UNIT_RANK, H5T_STD_I32LE, H5T_NATIVE_INT32, offsetof(rank_record, time.rank)},
+        {STORQ_SCHEMA_RANK_THREADS, H5T_STD_I32LE, H5T_NATIVE_INT32,
+         offsetof(rank_record, time.threads)},
+        {STORQ_SCHEMA_RANK_SIMULATING, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(rank_record, time.simulating)},
+        {STORQ_SCHEMA_RANK_IN_UNITS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(rank_record, time.in_units)},
+        {STORQ_SCHEMA_ATTR_WAITING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(rank_record, time.waiting)},
+        {STORQ_SCHEMA_ATTR_IDLE_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(rank_record, time.idle)},
+        {STORQ_SCHEMA_ATTR_SERVING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(rank_record, time.serving)},
+    };
+    return build_type(f, sizeof f / sizeof *f, sizeof(rank_record), t);
 }
 
 static int sessions_type(table_type *t)
@@ -109,6 +156,14 @@ static int sessions_type(table_type *t)
          offsetof(session_record, busy)},
         {STORQ_SCHEMA_ATTR_EFFICIENCY, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
          offsetof(session_record, efficiency)},
+        {STORQ_SCHEMA_ATTR_UNIT_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, unit)},
+        {STORQ_SCHEMA_ATTR_WAITING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, waiting)},
+        {STORQ_SCHEMA_ATTR_IDLE_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, idle)},
+        {STORQ_SCHEMA_ATTR_SERVING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+         offsetof(session_record, serving)},
     };
     return build_type(f, sizeof f / sizeof *f, sizeof(session_record), t);
 }
@@ -157,8 +212,8 @@ static int drop_foreign_tables(hid_t file, hid_t run, storq_error *err)
     H5Dclose(d);
     if (fi == ti && fc == tc)
         return STORQ_OK;
-    const char *const names[] = {STORQ_SCHEMA_UNITS, STORQ_SCHEMA_SESSIONS};
-    for (size_t i = 0; i < 2; i++)
+    const char *const names[] = {STORQ_SCHEMA_UNITS, STORQ_SCHEMA_RANKS, STORQ_SCHEMA_SESSIONS};
+    for (size_t i = 0; i < 3; i++)
         if (storq_h5u_has_link(run, names[i]) && H5Ldelete(run, names[i], H5P_DEFAULT) < 0)
             return storq_h5u_fail(err, run, "cannot delete '%s' (another task's)", names[i]);
     return STORQ_OK;
@@ -197,45 +252,45 @@ static int max_session(hid_t run, const char *name, int *have, uint32_t *max, st
 }
 
 /* 0 for a file without a record (or with another task's), else one past the largest session in
- * either table (the sessions table may lack the row of a write cut short, or the units table the
+ * any table (the sessions table may lack the row of a write cut short, or the units table the
  * rows of a session without units). */
 static int next_session(hid_t run, uint32_t *next, storq_error *err)
 {
-    int have_u, have_s;
-    uint32_t max_u, max_s;
-    STORQ_TRY(max_session(run, STORQ_SCHEMA_UNITS, &have_u, &max_u, err));
-    STORQ_TRY(max_session(run, STORQ_SCHEMA_SESSIONS, &have_s, &max_s, err));
-    uint32_t max = have_u && (!have_s || max_u > max_s) ? max_u : max_s;
-    *next = have_u || have_s ? max + 1 : 0;
+    const char *const names[] = {STORQ_SCHEMA_UNITS, STORQ_SCHEMA_RANKS, STORQ_SCHEMA_SESSIONS};
+    int any = 0;
+    uint32_t max = 0;
+    for (size_t i = 0; i < 3; i++) {
+        int have;
+        uint32_t m;
+        STORQ_TRY(max_session(run, names[i], &have, &m, err));
+        if (have && (!any || m > max))
+            max = m;
+        any |= have;
+    }
+    *next = any ? max + 1 : 0;
     return STORQ_OK;
 }
 
-/* Open run/name, or create it empty (length 0, unlimited, chunked); a new units table of a task's
- * file gets the task. A new table is not linked yet (*fresh = 1): see write_session. */
-static int open_table(hid_t file, hid_t run, const char *name, hid_t ftype, hsize_t chunk,
-                      hid_t *d, int *fresh, storq_error *err)
+/* A new table run/name, empty (length 0, unlimited, chunked), not linked yet (see
+ * write_session); a units table of a task's file gets the task. */
+static int create_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, storq_error *err)
 {
-    *fresh = 0;
-    if (storq_h5u_has_link(run, name)) {
-        *d = H5Dopen2(run, name, H5P_DEFAULT);
-        return *d < 0 ? storq_h5u_fail(err, run, "cannot open '%s'", name) : STORQ_OK;
-    }
     hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     hid_t space = H5Screate_simple(1, &zero, &unlimited);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    *d = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0
-             ? H5Dcreate_anon(file, ftype, space, dcpl, H5P_DEFAULT)
+    *d = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &t->chunk) >= 0 &&
+                 H5Pset_fill_value(dcpl, t->type.mtype, t->fill) >= 0
+             ? H5Dcreate_anon(file, t->type.ftype, space, dcpl, H5P_DEFAULT)
              : -1;
-    *fresh = *d >= 0;
     storq_h5u_close_space(&space);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (*d < 0)
-        return storq_h5u_fail(err, run, "cannot create the table '%s'", name);
+        return storq_h5u_fail(err, run, "cannot create the table '%s'", t->name);
     uint64_t index, count;
     task_of(file, &index, &count);
     int rc = STORQ_OK;
-    if (count > 1 && strcmp(name, STORQ_SCHEMA_UNITS) == 0) {
+    if (count > 1 && strcmp(t->name, STORQ_SCHEMA_UNITS) == 0) {
         rc = storq_h5u_attr_u64(*d, STORQ_SCHEMA_ATTR_TASK_INDEX, index, err);
         if (!rc)
             rc = storq_h5u_attr_u64(*d, STORQ_SCHEMA_ATTR_TASK_COUNT, count, err);
@@ -245,28 +300,94 @@ static int open_table(hid_t file, hid_t run, const char *name, hid_t ftype, hsiz
     return rc;
 }
 
-/* Add n rows (memory type mtype) at the end of run/name, creating the table when missing: then
- * the new table is left open in *fresh, to be linked as run/name once it is on disk. */
-static int append(hid_t file, hid_t run, const char *name, const table_type *t, hsize_t chunk,
-                  const void *rows, size_t n, hid_t *fresh, storq_error *err)
+/* 1 when the table d lacks a column of this storq's (a storq before cpu_seconds wrote it). */
+static int lacks_columns(hid_t d, const table_spec *t)
+{
+    hid_t have = H5Dget_type(d);
+    int members = H5Tget_nmembers(t->type.ftype), lacks = have < 0 || members < 0;
+    for (int i = 0; !lacks && i < members; i++) {
+        char *name = H5Tget_member_name(t->type.ftype, (unsigned)i);
+        lacks = !name || H5Tget_member_index(have, name) < 0;
+        H5free_memory(name);
+    }
+    storq_h5u_close_type(&have);
+    H5Eclear2(H5E_DEFAULT);
+    return lacks;
+}
+
+/* The table *d copied into a new one with this storq's columns (*d is closed and replaced by the
+ * copy): HDF5 matches members by name, and those the old rows lack keep the fill row's NaN. Without
+ * this, the new columns of this session would be dropped as its rows go in, and busy_seconds of
+ * CPU time would sit in a table that says nothing of it. */
+static int upgrade_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, storq_error *err)
+{
+    hid_t space = H5Dget_space(*d);
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    storq_h5u_close_space(&space);
+    char *rows = n >= 0 ? malloc(((size_t)n + 1) * t->row_size) : NULL;
+    if (!rows)
+        return storq_h5u_fail(err, run, "cannot read the table '%s'", t->name);
+    for (hssize_t i = 0; i < n; i++)
+        memcpy(rows + (size_t)i * t->row_size, t->fill, t->row_size);
+    hid_t copy = -1;
+    int rc = n > 0 && H5Dread(*d, t->type.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0
+                 ? storq_h5u_fail(err, run, "cannot read the table '%s'", t->name)
+                 : create_table(file, run, t, &copy, err);
+    hsize_t len = (hsize_t)n;
+    if (!rc && n > 0 &&
+        (H5Dset_extent(copy, &len) < 0 ||
+         H5Dwrite(copy, t->type.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
+        rc = storq_h5u_fail(err, run, "cannot rewrite the table '%s' with new columns", t->name);
+    free(rows);
+    if (rc) {
+        storq_h5u_close_dataset(&copy);
+        return rc;
+    }
+    storq_h5u_close_dataset(d);
+    *d = copy;
+    return STORQ_OK;
+}
+
+/* Open run/name, or create it (*fresh = 1: to be linked once on disk); a table without this
+ * storq's columns is rewritten with them (*fresh = 1 too: it replaces the old one). */
+static int open_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, int *fresh,
+                      storq_error *err)
+{
+    *fresh = 1;
+    if (!storq_h5u_has_link(run, t->name))
+        return create_table(file, run, t, d, err);
+    *d = H5Dopen2(run, t->name, H5P_DEFAULT);
+    if (*d < 0)
+        return storq_h5u_fail(err, run, "cannot open '%s'", t->name);
+    if (lacks_columns(*d, t))
+        return upgrade_table(file, run, t, d, err);
+    *fresh = 0;
+    return STORQ_OK;
+}
+
+/* Add n rows (memory type t's) at the end of run/name, creating or rewriting the table when
+ * needed: then the new table is left open in *fresh, to be linked as run/name once it is on
+ * disk. */
+static int append(hid_t file, hid_t run, const table_spec *t, const void *rows, size_t n,
+                  hid_t *fresh, storq_error *err)
 {
     hid_t d;
     int is_new;
-    STORQ_TRY(open_table(file, run, name, t->ftype, chunk, &d, &is_new, err));
+    STORQ_TRY(open_table(file, run, t, &d, &is_new, err));
     hid_t fspace = H5Dget_space(d), mspace = -1;
     hsize_t old = 0, add = n;
     int rc = STORQ_OK;
     if (fspace < 0 || H5Sget_simple_extent_ndims(fspace) != 1 ||
         H5Sget_simple_extent_dims(fspace, &old, NULL) < 0) {
-        rc = storq_h5u_fail(err, run, "'%s' is not a 1-D table", name);
+        rc = storq_h5u_fail(err, run, "'%s' is not a 1-D table", t->name);
     } else if (n > 0) {
         hsize_t total = old + add;
         storq_h5u_close_space(&fspace);
         if (H5Dset_extent(d, &total) < 0 || (fspace = H5Dget_space(d)) < 0 ||
             H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &old, NULL, &add, NULL) < 0 ||
             (mspace = H5Screate_simple(1, &add, NULL)) < 0 ||
-            H5Dwrite(d, t->mtype, mspace, fspace, H5P_DEFAULT, rows) < 0)
-            rc = storq_h5u_fail(err, run, "cannot append %zu rows to '%s'", n, name);
+            H5Dwrite(d, t->type.mtype, mspace, fspace, H5P_DEFAULT, rows) < 0)
+            rc = storq_h5u_fail(err, run, "cannot append %zu rows to '%s'", n, t->name);
     }
     storq_h5u_close_space(&mspace);
     storq_h5u_close_space(&fspace);
@@ -277,12 +398,14 @@ static int append(hid_t file, hid_t run, const char *name, const table_type *t, 
     return rc;
 }
 
-/* Link the new table d as run/name (d is closed). */
+/* Link the new table d as run/name, in place of a table it rewrote (d is closed). */
 static int link_table(hid_t run, const char *name, hid_t *d, storq_error *err)
 {
     if (*d < 0)
         return STORQ_OK;
-    herr_t linked = H5Olink(*d, run, name, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t linked = storq_h5u_has_link(run, name) && H5Ldelete(run, name, H5P_DEFAULT) < 0
+                        ? -1
+                        : H5Olink(*d, run, name, H5P_DEFAULT, H5P_DEFAULT);
     storq_h5u_close_dataset(d);
     return linked < 0 ? storq_h5u_fail(err, run, "cannot link the table '%s'", name) : STORQ_OK;
 }
@@ -315,6 +438,11 @@ static int set_run_attrs(hid_t run, const session_record *s, uint64_t sessions,
                        &s->busy, err));
     STORQ_TRY(set_attr(run, STORQ_SCHEMA_ATTR_EFFICIENCY, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                        &s->efficiency, err));
+    const char *const names[] = {STORQ_SCHEMA_ATTR_UNIT_SECONDS, STORQ_SCHEMA_ATTR_WAITING_SECONDS,
+                                 STORQ_SCHEMA_ATTR_IDLE_SECONDS, STORQ_SCHEMA_ATTR_SERVING_SECONDS};
+    const double values[] = {s->unit, s->waiting, s->idle, s->serving};
+    for (size_t i = 0; i < 4; i++)
+        STORQ_TRY(set_attr(run, names[i], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &values[i], err));
     return set_attr(run, STORQ_SCHEMA_ATTR_SESSIONS, H5T_STD_U64LE, H5T_NATIVE_UINT64, &sessions,
                     err);
 }
@@ -335,75 +463,129 @@ static uint64_t table_rows(hid_t run, const char *name)
 
 /* ---- this session ---- */
 
-static int check_input(const storq_unit_row *rows, size_t n, int workers, double wall,
-                       storq_error *err)
+static int check_input(const storq_unit_row *rows, size_t n, const storq_rank_time *ranks,
+                       size_t nranks, int workers, double wall, storq_error *err)
 {
     if (n > 0 && !rows)
         return STORQ_RUNTIME_FAIL(err, "/run/units: %zu rows but no row array", n);
+    if (nranks > 0 && !ranks)
+        return STORQ_RUNTIME_FAIL(err, "/run/ranks: %zu ranks but no rank array", nranks);
     if (workers < 1)
         return STORQ_RUNTIME_FAIL(err, "/run/units: %d workers; a run has at least 1", workers);
     if (!(wall >= 0))
         return STORQ_RUNTIME_FAIL(err, "/run/units: wall time %g s is not a duration", wall);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (rows[i].rep < STORQ_UNIT_REP_THEORY)
             return STORQ_RUNTIME_FAIL(err, "/run/units: row %zu has rep %lld", i,
                                       (long long)rows[i].rep);
+        if (rows[i].cpu < 0) /* NaN passes: not measured */
+            return STORQ_RUNTIME_FAIL(err, "/run/units: row %zu has cpu %g s", i, rows[i].cpu);
+    }
+    for (size_t i = 0; i < nranks; i++) {
+        const storq_rank_time *r = &ranks[i];
+        if (r->rank < 0 || r->threads < 0 || !isfinite(r->simulating) ||
+            !isfinite(r->in_units) || !isfinite(r->waiting) || !isfinite(r->idle) ||
+            !isfinite(r->serving))
+            return STORQ_RUNTIME_FAIL(err, "/run/ranks: entry %zu (rank %d, %d threads) has a "
+                                      "figure that is not a number of seconds", i, (int)r->rank,
+                                      (int)r->threads);
+    }
     return STORQ_OK;
 }
 
 static session_record summarize(uint32_t session, const storq_unit_row *rows, size_t n,
-                                int workers, double wall)
+                                const storq_rank_time *ranks, size_t nranks, int workers,
+                                double wall)
 {
     session_record s = {.session = session, .workers = workers, .units = n, .wall = wall};
-    for (size_t i = 0; i < n; i++)
-        s.busy += rows[i].end - rows[i].start;
+    for (size_t i = 0; i < n; i++) {
+        s.busy += rows[i].cpu;
+        s.unit += rows[i].end - rows[i].start;
+    }
+    /* Without the ranks' figures nothing is known of where the rest went. */
+    s.waiting = s.idle = s.serving = nranks > 0 ? 0 : NAN;
+    for (size_t i = 0; i < nranks; i++) {
+        s.waiting += ranks[i].waiting;
+        s.idle += ranks[i].idle;
+        s.serving += ranks[i].serving;
+    }
     /* A session that measured no time (nothing to run) has no efficiency. */
     s.efficiency = wall > 0 ? s.busy / ((double)workers * wall) : NAN;
     return s;
 }
 
+/* The session's rows as stored (malloc'd, free()), each tagged with the session. */
+static int records(uint32_t session, const storq_unit_row *rows, size_t n,
+                   const storq_rank_time *ranks, size_t nranks, unit_record **urecs,
+                   rank_record **rrecs, storq_error *err)
+{
+    *urecs = malloc((n + 1) * sizeof **urecs);
+    *rrecs = malloc((nranks + 1) * sizeof **rrecs);
+    if (!*urecs || !*rrecs) {
+        free(*urecs);
+        free(*rrecs);
+        *urecs = NULL;
+        *rrecs = NULL;
+        return STORQ_RUNTIME_FAIL(err, "out of memory for %zu rows of /run/units", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        memset(&(*urecs)[i], 0, sizeof **urecs);
+        (*urecs)[i].session = session;
+        (*urecs)[i].row = rows[i];
+    }
+    for (size_t i = 0; i < nranks; i++) {
+        memset(&(*rrecs)[i], 0, sizeof **rrecs);
+        (*rrecs)[i].session = session;
+        (*rrecs)[i].time = ranks[i];
+    }
+    return STORQ_OK;
+}
+
+enum { T_UNITS, T_RANKS, T_SESSIONS, NTABLES };
+
 static int write_session(hid_t file, hid_t run, const storq_unit_row *rows, size_t n,
-                         int workers, double wall, storq_error *err)
+                         const storq_rank_time *ranks, size_t nranks, int workers, double wall,
+                         storq_error *err)
 {
     STORQ_TRY(drop_foreign_tables(file, run, err));
     uint32_t session;
     STORQ_TRY(next_session(run, &session, err));
-    unit_record *recs = malloc((n + 1) * sizeof *recs);
-    if (!recs)
-        return STORQ_RUNTIME_FAIL(err, "out of memory for %zu rows of /run/units", n);
-    for (size_t i = 0; i < n; i++) {
-        memset(&recs[i], 0, sizeof recs[i]);
-        recs[i].session = session;
-        recs[i].row = rows[i];
-    }
-    session_record s = summarize(session, rows, n, workers, wall);
-    table_type ut = {-1, -1}, st = {-1, -1};
+    unit_record *urecs;
+    rank_record *rrecs;
+    STORQ_TRY(records(session, rows, n, ranks, nranks, &urecs, &rrecs, err));
+    session_record s = summarize(session, rows, n, ranks, nranks, workers, wall);
+    table_spec t[NTABLES] = {
+        {STORQ_SCHEMA_UNITS, UNITS_CHUNK, sizeof(unit_record), &unit_fill, {-1, -1}},
+        {STORQ_SCHEMA_RANKS, RANKS_CHUNK, sizeof(rank_record), &rank_fill, {-1, -1}},
+        {STORQ_SCHEMA_SESSIONS, SESSIONS_CHUNK, sizeof(session_record), &session_fill, {-1, -1}}};
+    const void *data[NTABLES] = {urecs, rrecs, &s};
+    const size_t count[NTABLES] = {n, nranks, 1};
     int rc = STORQ_OK;
-    if (units_type(&ut) || sessions_type(&st))
+    if (units_type(&t[T_UNITS].type) || ranks_type(&t[T_RANKS].type) ||
+        sessions_type(&t[T_SESSIONS].type))
         rc = storq_h5u_fail(err, run, "cannot build the types of /run/units");
     /* Rows first, the session's summary after, /run's attributes last. New tables are written
      * to disk before /run links them: a write cut short (a disk full without fallocate) then
      * leaves /run's header (changed in place) without links to tables that are not there. */
-    hid_t new_units = -1, new_sessions = -1;
+    hid_t fresh[NTABLES] = {-1, -1, -1};
+    int any_fresh = 0;
     uint64_t sessions = table_rows(run, STORQ_SCHEMA_SESSIONS) + 1;
-    if (!rc)
-        rc = append(file, run, STORQ_SCHEMA_UNITS, &ut, UNITS_CHUNK, recs, n, &new_units, err);
-    if (!rc)
-        rc = append(file, run, STORQ_SCHEMA_SESSIONS, &st, SESSIONS_CHUNK, &s, 1, &new_sessions,
-                    err);
+    for (size_t i = 0; i < NTABLES && !rc; i++) {
+        rc = append(file, run, &t[i], data[i], count[i], &fresh[i], err);
+        any_fresh |= fresh[i] >= 0;
+    }
     if (!rc)
         rc = set_run_attrs(run, &s, sessions, err);
-    if (!rc && (new_units >= 0 || new_sessions >= 0) && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+    if (!rc && any_fresh && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
         rc = storq_h5u_fail(err, file, "cannot flush /run/units");
-    if (!rc)
-        rc = link_table(run, STORQ_SCHEMA_UNITS, &new_units, err);
-    if (!rc)
-        rc = link_table(run, STORQ_SCHEMA_SESSIONS, &new_sessions, err);
-    storq_h5u_close_dataset(&new_units);
-    storq_h5u_close_dataset(&new_sessions);
-    table_type_free(&ut);
-    table_type_free(&st);
-    free(recs);
+    for (size_t i = 0; i < NTABLES && !rc; i++)
+        rc = link_table(run, t[i].name, &fresh[i], err);
+    for (size_t i = 0; i < NTABLES; i++) {
+        storq_h5u_close_dataset(&fresh[i]);
+        table_type_free(&t[i].type);
+    }
+    free(urecs);
+    free(rrecs);
     return rc;
 }
 
@@ -411,15 +593,13 @@ int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n,
                          const storq_rank_time *ranks, size_t nranks, int workers,
                          double wall_seconds, storq_error *err)
 {
-    (void)ranks; /* placeholder until the rank-times branch lands */
-    (void)nranks;
     hid_t file;
     STORQ_TRY(file_of(f, &file, err));
-    STORQ_TRY(check_input(rows, n, workers, wall_seconds, err));
+    STORQ_TRY(check_input(rows, n, ranks, nranks, workers, wall_seconds, err));
     hid_t run = H5Gopen2(file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
     if (run < 0)
         return storq_h5u_fail(err, file, "cannot open the group '/" STORQ_SCHEMA_RUN "'");
-    int rc = write_session(file, run, rows, n, workers, wall_seconds, err);
+    int rc = write_session(file, run, rows, n, ranks, nranks, workers, wall_seconds, err);
     H5Gclose(run);
     if (!rc && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
         rc = storq_h5u_fail(err, file, "cannot flush /run/units");

@@ -121,7 +121,8 @@ void storq_schema_version(size_t task_count, int32_t version[2])
 
 /* The version the file's contents call for: its task attributes', 1.2 while it has checkpoints,
  * 1.3 with /layouts.
- * The run's record of its units (/run/units) calls for none: it is optional in every 1.x file. */
+ * The run's record of its units (/run/units, /run/ranks, /run/sessions, their CPU-time columns
+ * included) calls for none: it is optional in every 1.x file. */
 static int version_due(hid_t file, int32_t version[2], storq_error *err)
 {
     uint64_t count = 1;

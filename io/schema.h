@@ -97,7 +97,8 @@
 
 /* The run's record of itself (docs/hdf5-schema.md, "The run's units"), written by
  * io/h5_units.c when a run ends. Optional in every 1.x file and no part of the results, like the
- * run-description attributes: it raises no format_version (see storq_schema_restate_version).
+ * run-description attributes: it raises no format_version (see storq_schema_restate_version), nor
+ * did its later columns (cpu_seconds, /run/ranks): readers tell them by their presence.
  * /run/units: one row per work unit that ran, a chunked compound table extended by each session
  * (the first run of the file is session 0, each --resume the next). */
 #define STORQ_SCHEMA_UNITS "units"
@@ -111,17 +112,32 @@
 #define STORQ_SCHEMA_UNIT_END "end"         /* float64 s, likewise */
 #define STORQ_SCHEMA_UNIT_EVENTS "events"   /* uint64 */
 #define STORQ_SCHEMA_UNIT_COST "cost"       /* float64: the scheduler's estimate */
+#define STORQ_SCHEMA_UNIT_CPU "cpu_seconds" /* float64: the unit's thread's CPU time; NaN: none */
 /* /run/sessions: one row per session (the session column, then these, named like /run's
  * attributes). */
 #define STORQ_SCHEMA_SESSIONS "sessions"
 #define STORQ_SCHEMA_SESSIONS_PATH "/" STORQ_SCHEMA_RUN "/" STORQ_SCHEMA_SESSIONS
 #define STORQ_SCHEMA_SESSION_UNITS "units" /* uint64: rows the session added to /run/units */
+/* /run/ranks: one row per rank and session (the session and rank columns, then these): where the
+ * rank's worker threads' time went, and its serving thread's CPU time. */
+#define STORQ_SCHEMA_RANKS "ranks"
+#define STORQ_SCHEMA_RANKS_PATH "/" STORQ_SCHEMA_RUN "/" STORQ_SCHEMA_RANKS
+#define STORQ_SCHEMA_RANK_THREADS "threads"                /* int32: its worker threads */
+#define STORQ_SCHEMA_RANK_SIMULATING "simulating_seconds"  /* float64: CPU s inside its units */
+#define STORQ_SCHEMA_RANK_IN_UNITS "in_units_seconds"      /* float64: wall s inside its units */
 /* /run's attributes: the latest session's row of /run/sessions, and how many sessions there are
  * (wall_seconds is STORQ_SCHEMA_ATTR_WALL_SECONDS). */
 #define STORQ_SCHEMA_ATTR_WORKERS "workers"                   /* int64: ranks x threads */
-#define STORQ_SCHEMA_ATTR_BUSY_SECONDS "busy_seconds"         /* float64: sum of end - start */
-#define STORQ_SCHEMA_ATTR_EFFICIENCY "parallel_efficiency"    /* float64 */
+#define STORQ_SCHEMA_ATTR_BUSY_SECONDS "busy_seconds"         /* float64: sum of cpu_seconds */
+#define STORQ_SCHEMA_ATTR_EFFICIENCY "parallel_efficiency"    /* float64: busy / (workers x wall) */
 #define STORQ_SCHEMA_ATTR_SESSIONS "sessions"                 /* uint64 */
+/* Added with cpu_seconds, after the columns above: a session whose unit_seconds is NaN (or a
+ * table without it) was recorded before CPU time, and its busy_seconds and parallel_efficiency
+ * are sums of end - start. The last three are also columns of /run/ranks. */
+#define STORQ_SCHEMA_ATTR_UNIT_SECONDS "unit_seconds"       /* float64: sum of end - start */
+#define STORQ_SCHEMA_ATTR_WAITING_SECONDS "waiting_seconds" /* float64: sum over ranks */
+#define STORQ_SCHEMA_ATTR_IDLE_SECONDS "idle_seconds"       /* float64: sum over ranks */
+#define STORQ_SCHEMA_ATTR_SERVING_SECONDS "serving_seconds" /* float64: sum over ranks, CPU */
 /* A task's table carries its task (STORQ_SCHEMA_ATTR_TASK_INDEX and _COUNT on /run/units), so a
  * table that `storq merge` copied with /run from one task's file is told from the whole run's. */
 
@@ -160,9 +176,8 @@ void storq_schema_version(size_t task_count, int32_t version[2]);
 
 /* Rewrite the format_version of an open (read-write) results file to what it holds now: that of
  * its task attributes, raised to 1.2 while the group /checkpoints exists, to 1.3 when it has
- * /layouts. /run/units and
- * /run/sessions play no part: optional in any 1.x file, they need no version of their own. A file
- * stating a minor version newer than this storq's is left alone (it may hold what this storq does
+ * /layouts. /run/units, /run/sessions and /run/ranks play no part: optional in any 1.x file,
+ * they need no version of their own. A file stating a minor version newer than this storq's is left alone (it may hold what this storq does
  * not know). */
 int storq_schema_restate_version(hid_t file, storq_error *err);
 

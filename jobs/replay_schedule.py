@@ -4,9 +4,13 @@ asking for it.
 
 usage: replay_schedule.py FILE.h5 [--workers 16,64,256,1024,4096] [--session S]
 
-Reads /run/units (docs/hdf5-schema.md, "The run's units"): each unit's duration (end - start)
-and the cost estimate storq ordered it by. It hands the units out again the way storq does
-(src/app/schedule.c): every point's theory first, by point id, then the replications by cost
+Reads /run/units (docs/hdf5-schema.md, "The run's units"): each unit's duration and the cost
+estimate storq ordered it by. The duration is the unit's CPU time (cpu_seconds), the figure the
+recorded parallel efficiency counts as work, so a unit stretched by preemption or by rank 0's
+serving replays at the length of its work; a file recorded before CPU time (no cpu_seconds, or
+NaN in a row replayed) replays end - start for every unit instead. The output says which.
+
+It hands the units out again the way storq does (src/app/schedule.c): every point's theory first, by point id, then the replications by cost
 estimate, most expensive first, ties by point id, then replication; each unit goes to the first
 worker that is free (list scheduling; a theory unit takes its recorded duration). For each number
 of workers W it prints the predicted wall time, the efficiency (sum of durations / (W x wall))
@@ -36,10 +40,12 @@ THEORY = -1  # rep of a point's theory unit
 class Units:
     """The rows to replay and what the file says about them."""
 
-    def __init__(self, path, rows, sessions, what, task, own_task, replications, chosen):
+    def __init__(self, path, rows, sessions, what, task, own_task, replications, chosen,
+                 cpu=False):
         self.path = path
         self.chosen = chosen        # one session asked for (--session)
         self.rows = rows            # DataFrame: point, rep, cost, duration, session, ...
+        self.cpu = cpu              # durations are cpu_seconds (else end - start)
         self.sessions = sessions    # DataFrame of /run/sessions
         self.what = what            # which rows, in words
         self.task = task            # (index, count) the table was written for
@@ -81,8 +87,11 @@ def load(path, session=None):
     if session is not None and session not in set(table["session"].tolist()):
         raise LookupError(f"{path}: session {session} has no units")
     rows, what = select(table, session)
-    rows = rows.assign(duration=np.maximum(rows["end"] - rows["start"], 0.0))
-    return Units(path, rows, sessions, what, task, own, replications, session is not None)
+    # CPU time only when every unit replayed has it: durations of one kind, or none.
+    cpu = "cpu_seconds" in rows.columns and bool(np.isfinite(rows["cpu_seconds"]).all())
+    duration = rows["cpu_seconds"] if cpu else rows["end"] - rows["start"]
+    rows = rows.assign(duration=np.maximum(duration, 0.0))
+    return Units(path, rows, sessions, what, task, own, replications, session is not None, cpu)
 
 
 def hand_out_order(rows):
@@ -140,6 +149,13 @@ def report(units, workers, out=sys.stdout):
     print(f"{units.path}: {n} units ({ntheory} theory, {n - ntheory} replications) of "
           f"{rows['point'].nunique()} points from {units.what}; work {seconds(rows['duration'].sum())} "
           f"worker-s", file=out)
+    if units.cpu:
+        print("durations: each unit's CPU time (cpu_seconds), the work the recorded parallel "
+              "efficiency counts", file=out)
+    else:
+        why = ("some of these units have none" if "cpu_seconds" in rows.columns else
+               "the file records none")
+        print(f"durations: end - start of each unit, not its CPU time ({why})", file=out)
     if longest is not None:
         which = "theory" if longest["rep"] == THEORY else f"rep {int(longest['rep'])}"
         print(f"longest unit: {seconds(longest['duration'])} s (point {int(longest['point'])}, "
@@ -147,9 +163,13 @@ def report(units, workers, out=sys.stdout):
     ran = set(rows["session"].tolist())
     for _, s in units.sessions.iterrows():
         if s["session"] in ran:
+            # a session recorded before CPU time has no unit_seconds: its efficiency was of the
+            # time in units
+            of = ("CPU time simulating" if np.isfinite(s.get("unit_seconds", np.nan)) else
+                  "time in units")
             print(f"recorded: session {int(s['session'])} on {int(s['workers'])} workers, wall "
                   f"{seconds(s['wall_seconds'])} s, parallel efficiency "
-                  f"{s['parallel_efficiency']:.2f}", file=out)
+                  f"{s['parallel_efficiency']:.2f} ({of})", file=out)
     print("replayed in storq's order (each point's theory by point id, then replications by "
           "cost estimate, largest first), each unit to the first free worker:", file=out)
     print(f"{'workers':>9}  {'wall [s]':>12}  {'efficiency':>10}  {'speed-up':>9}", file=out)

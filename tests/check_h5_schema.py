@@ -8,7 +8,8 @@ of its index, or, for a job-array task's file (task_index, task_count), for exac
 with p % task_count == task_index; a FILE.partial may lack some (or hold interrupted ones), and may
 hold checkpoints (/checkpoints, 1.2) of its unfinished points, whose layout is checked too; a
 finished file holds none. The run's record of its units (/run/units, /run/sessions and /run's
-attributes), optional in any 1.x file, is checked when present. Prints every violation and exits 1
+attributes; /run/ranks and the columns of CPU time since they were added), optional in any 1.x
+file, is checked when present. Prints every violation and exits 1
 when there is any, else prints a one-line summary and exits 0."""
 import re
 import struct
@@ -30,6 +31,14 @@ SESSION_FIELDS = {"session": "<u4", "workers": "<i8", "units": "<u8", "wall_seco
                   "busy_seconds": "<f8", "parallel_efficiency": "<f8"}
 RUN_RECORD_ATTRS = {"workers": "i", "wall_seconds": "f", "busy_seconds": "f",
                     "parallel_efficiency": "f", "sessions": "u"}
+# Added with CPU time: a record has all of them (and /run/ranks) or none (written before).
+CPU_UNIT_FIELDS = {"cpu_seconds": "<f8"}
+CPU_SESSION_FIELDS = {"unit_seconds": "<f8", "waiting_seconds": "<f8", "idle_seconds": "<f8",
+                      "serving_seconds": "<f8"}
+RANK_FIELDS = {"session": "<u4", "rank": "<i4", "threads": "<i4", "simulating_seconds": "<f8",
+               "in_units_seconds": "<f8", "waiting_seconds": "<f8", "idle_seconds": "<f8",
+               "serving_seconds": "<f8"}
+CPU_RUN_ATTRS = {k: "f" for k in CPU_SESSION_FIELDS}
 
 
 class Checker:
@@ -473,45 +482,38 @@ class Checker:
         return d[()] if set(fields) <= set(have) and d.ndim == 1 else None
 
     def check_units(self, f, nindex, partial):
-        """/run/units and /run/sessions: the rows of every session and one summary row per
-        session; /run's attributes repeat the last summary. A table that storq merge copied from
-        one task's file (it carries that task) may sit in a whole run's file."""
+        """/run/units, /run/sessions (and, since CPU time is recorded, /run/ranks): the rows of
+        every session and one summary row per session; /run's attributes repeat the last
+        summary. A table that storq merge copied from one task's file (it carries that task) may
+        sit in a whole run's file."""
         run = f.get("run")
         present = [k for k in ("units", "sessions") if k in run]
         attrs = [k for k in RUN_RECORD_ATTRS if k in run.attrs]
-        if not present and not attrs:
+        if not present and not attrs and "ranks" not in run:
             return
         if not self.expect(len(present) == 2 and len(attrs) == len(RUN_RECORD_ATTRS), "/run",
                            f"a partial run record: tables {present}, attributes {sorted(attrs)}"):
             return
-        units = self.table(f, "units", UNIT_FIELDS)
-        sessions = self.table(f, "sessions", SESSION_FIELDS)
-        if units is None or sessions is None:
+        cpu = "cpu_seconds" in (f["run/units"].dtype.names or ())
+        layout = {"/run/units cpu_seconds": cpu,
+                  "/run/sessions unit_seconds": "unit_seconds" in
+                  (f["run/sessions"].dtype.names or ()),
+                  "/run/ranks": "ranks" in run,
+                  "/run's attributes from unit_seconds on": all(k in run.attrs
+                                                                for k in CPU_RUN_ATTRS)}
+        if not self.expect(len(set(layout.values())) == 1, "/run", "a record partly with CPU "
+                           f"time: {', '.join(k for k, v in layout.items() if v)} but not "
+                           f"{', '.join(k for k, v in layout.items() if not v)}"):
+            return
+        units = self.table(f, "units", {**UNIT_FIELDS, **(CPU_UNIT_FIELDS if cpu else {})})
+        sessions = self.table(f, "sessions",
+                              {**SESSION_FIELDS, **(CPU_SESSION_FIELDS if cpu else {})})
+        ranks = self.table(f, "ranks", RANK_FIELDS) if cpu else None
+        if units is None or sessions is None or (cpu and ranks is None):
             return
         self.units = (len(units), len(sessions))
-        d = f["run/units"]
-        own_index, own_count = self.task
-        index, count = own_index, own_count
-        if "task_count" in d.attrs:
-            index = self.number_attr(d, "task_index", "/run/units", kind="u")
-            count = self.number_attr(d, "task_count", "/run/units", kind="u")
-            if index is None or count is None:
-                return
-            self.expect(own_count == 1 or (index, count) == (own_index, own_count), "/run/units",
-                        f"the table of task {index}/{count} in the file of task "
-                        f"{own_index}/{own_count}")
-        reps = int(f.attrs.get("replications", 0))
-        u, where = units, "/run/units"
-        self.expect(np.all(u["point"] < nindex), where, "a point not in the index")
-        self.expect(np.all(u["point"] % max(count, 1) == index), where,
-                    f"a point outside the share of task {index}/{count}")
-        self.expect(np.all((u["rep"] >= -1) & (u["rep"] < reps)), where,
-                    f"a rep outside -1 .. {reps - 1}")
-        self.expect(np.all((u["rank"] >= 0) & (u["thread"] >= 0)), where, "a negative rank/thread")
-        self.expect(np.all(u["end"] >= u["start"]), where, "a unit that ends before it starts")
-        theory = u["rep"] == -1
-        self.expect(np.all(u["events"][theory] == 0) and np.all(u["cost"][theory] == 0), where,
-                    "a theory unit with events or a cost")
+        if not self.check_unit_rows(f, units, nindex):
+            return
         s, where = sessions, "/run/sessions"
         if not self.expect(len(s) > 0, where, "no session"):
             return
@@ -519,25 +521,19 @@ class Checker:
                     "sessions not in increasing order")
         self.expect(np.all(s["workers"] >= 1), where, "a session without workers")
         known = set(s["session"].tolist())
-        orphans = sorted(set(u["session"].tolist()) - known)
+        orphans = sorted(set(units["session"].tolist()) - known)
         # A kill while a session wrote its record can leave its rows without their summary.
         self.expect(partial or not orphans, "/run/units", f"rows of sessions {orphans} that "
                     f"/run/sessions lacks")
+        if cpu:
+            self.check_ranks(ranks, known, partial)
         for row in s:
-            mine = u[u["session"] == row["session"]]
-            at = f"{where} session {row['session']}"
-            self.expect(len(mine) == row["units"], at,
-                        f"units {row['units']}, but /run/units has {len(mine)} rows of it")
-            busy = float(np.sum(mine["end"] - mine["start"]))
-            self.expect(np.isclose(row["busy_seconds"], busy, rtol=1e-9, atol=1e-12), at,
-                        f"busy_seconds {row['busy_seconds']}, its rows add up to {busy}")
-            cap = row["workers"] * row["wall_seconds"]
-            eff = row["parallel_efficiency"]
-            self.expect(np.isnan(eff) if cap <= 0 else
-                        np.isclose(eff, row["busy_seconds"] / cap, rtol=1e-12), at,
-                        f"parallel_efficiency {eff} is not busy / (workers x wall)")
+            self.check_session(row, units, ranks, cpu)
         last = s[-1]
-        for k, kind in RUN_RECORD_ATTRS.items():
+        # An older storq that appends a session leaves the attributes it does not know as they
+        # were: they are the last session's only when it recorded CPU time.
+        fresh = cpu and np.isfinite(last["unit_seconds"])
+        for k, kind in {**RUN_RECORD_ATTRS, **(CPU_RUN_ATTRS if fresh else {})}.items():
             value = np.asarray(run.attrs[k])
             if not self.expect(value.shape == () and value.dtype.kind == kind, "/run",
                                f"attribute '{k}' is {value.dtype} {value.shape}"):
@@ -545,6 +541,83 @@ class Checker:
             want = len(s) if k == "sessions" else last[k]
             self.expect(value == want or (np.isnan(value) and np.isnan(want)), "/run",
                         f"attribute '{k}' = {value}, the last session's is {want}")
+
+    def check_unit_rows(self, f, u, nindex):
+        """The rows of /run/units: points of the file's share, reps, ranks, times."""
+        d = f["run/units"]
+        own_index, own_count = self.task
+        index, count = own_index, own_count
+        if "task_count" in d.attrs:
+            index = self.number_attr(d, "task_index", "/run/units", kind="u")
+            count = self.number_attr(d, "task_count", "/run/units", kind="u")
+            if index is None or count is None:
+                return False
+            self.expect(own_count == 1 or (index, count) == (own_index, own_count), "/run/units",
+                        f"the table of task {index}/{count} in the file of task "
+                        f"{own_index}/{own_count}")
+        reps = int(f.attrs.get("replications", 0))
+        where = "/run/units"
+        self.expect(np.all(u["point"] < nindex), where, "a point not in the index")
+        self.expect(np.all(u["point"] % max(count, 1) == index), where,
+                    f"a point outside the share of task {index}/{count}")
+        self.expect(np.all((u["rep"] >= -1) & (u["rep"] < reps)), where,
+                    f"a rep outside -1 .. {reps - 1}")
+        self.expect(np.all((u["rank"] >= 0) & (u["thread"] >= 0)), where, "a negative rank/thread")
+        self.expect(np.all(u["end"] >= u["start"]), where, "a unit that ends before it starts")
+        if "cpu_seconds" in u.dtype.names:  # NaN: not measured
+            self.expect(not np.any(u["cpu_seconds"] < 0), where, "a negative cpu_seconds")
+        theory = u["rep"] == -1
+        self.expect(np.all(u["events"][theory] == 0) and np.all(u["cost"][theory] == 0), where,
+                    "a theory unit with events or a cost")
+        return True
+
+    def check_ranks(self, r, sessions, partial):
+        """/run/ranks: one row per rank of a session, finite figures."""
+        where = "/run/ranks"
+        self.expect(np.all((r["rank"] >= 0) & (r["threads"] >= 0)), where,
+                    "a negative rank or thread count")
+        figures = [k for k in RANK_FIELDS if k.endswith("_seconds")]
+        self.expect(all(np.all(np.isfinite(r[k])) for k in figures), where,
+                    "a figure that is not a number of seconds")
+        pairs = list(zip(r["session"].tolist(), r["rank"].tolist()))
+        self.expect(len(pairs) == len(set(pairs)), where, "a rank twice in one session")
+        orphans = sorted(set(r["session"].tolist()) - sessions)
+        self.expect(partial or not orphans, where, f"rows of sessions {orphans} that "
+                    f"/run/sessions lacks")
+
+    def check_session(self, row, units, ranks, cpu):
+        """One row of /run/sessions against its units' and ranks' rows. A session recorded
+        before CPU time (unit_seconds NaN, or no such column) counted busy as the time in units,
+        and has no ranks; one after, the units' CPU time."""
+        at = f"/run/sessions session {row['session']}"
+        mine = units[units["session"] == row["session"]]
+        self.expect(len(mine) == row["units"], at,
+                    f"units {row['units']}, but /run/units has {len(mine)} rows of it")
+        in_units = float(np.sum(mine["end"] - mine["start"]))
+        its = ranks[ranks["session"] == row["session"]] if cpu else []
+        if cpu and np.isfinite(row["unit_seconds"]):
+            busy, of = float(np.sum(mine["cpu_seconds"])), "cpu_seconds"
+            self.expect(np.isclose(row["unit_seconds"], in_units, rtol=1e-9, atol=1e-12), at,
+                        f"unit_seconds {row['unit_seconds']}, its rows' end - start add up to "
+                        f"{in_units}")
+            for k in ("waiting_seconds", "idle_seconds", "serving_seconds"):
+                want = float(np.sum(its[k])) if len(its) else np.nan
+                self.expect(np.isclose(row[k], want, rtol=1e-9, atol=1e-12, equal_nan=True), at,
+                            f"{k} {row[k]}, its ranks add up to {want}")
+        else:
+            busy, of = in_units, "end - start"
+            self.expect(len(its) == 0, at, "ranks of a session recorded before CPU time")
+            if cpu:
+                self.expect(all(np.isnan(row[k]) for k in CPU_SESSION_FIELDS) and
+                            np.all(np.isnan(mine["cpu_seconds"])), at,
+                            "a session without unit_seconds, with other figures of CPU time")
+        self.expect(np.isclose(row["busy_seconds"], busy, rtol=1e-9, atol=1e-12, equal_nan=True),
+                    at, f"busy_seconds {row['busy_seconds']}, its rows' {of} add up to {busy}")
+        cap = row["workers"] * row["wall_seconds"]
+        eff = row["parallel_efficiency"]
+        self.expect(np.isnan(eff) if cap <= 0 or np.isnan(row["busy_seconds"]) else
+                    np.isclose(eff, row["busy_seconds"] / cap, rtol=1e-12), at,
+                    f"parallel_efficiency {eff} is not busy / (workers x wall)")
 
     # ---- the file ----
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare two storq results files bit for bit: every dataset and every attribute, except the
 attributes that describe how and when the run was made (time, host, ranks, threads, wall time)
-and the run's record of its units (/run/units, /run/sessions and their attributes on /run).
+and the run's record of its units (/run/units, /run/sessions, /run/ranks and their attributes on
+/run).
 
     compare_h5.py A.h5 B.h5          compare two files
     compare_h5.py --digest A.h5      print one line per dataset and attribute: name and SHA-256 of
@@ -20,8 +21,9 @@ RUN_ATTRS = {"created", "hostname", "mpi_ranks", "omp_threads", "command_line", 
 # The run's record of itself (docs/hdf5-schema.md, "The run's units"): when and where each unit ran,
 # which differs from run to run. Left out on both sides, so files and digests made before it
 # existed still compare.
-RUN_RECORD = {"run/units", "run/sessions"}
-RUN_RECORD_ATTRS = {"workers", "wall_seconds", "busy_seconds", "parallel_efficiency", "sessions"}
+RUN_RECORD = {"run/units", "run/sessions", "run/ranks"}
+RUN_RECORD_ATTRS = {"workers", "wall_seconds", "busy_seconds", "parallel_efficiency", "sessions",
+                    "unit_seconds", "waiting_seconds", "idle_seconds", "serving_seconds"}
 
 
 # Every object of a point carries its checksum (docs/hdf5-schema.md, "What readers check"): a

@@ -33,9 +33,10 @@ set_tests_properties(h5_checkpoint_schema_python h5_checkpoint_python_package PR
   LABELS "python" TIMEOUT 30 FIXTURES_REQUIRED storq_h5_checkpoint_file DEPENDS test_h5_checkpoint
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python")
 
-# The run's record of its units (/run/units, /run/sessions): two sessions across a resume, read
-# back through HDF5; then the schema checker, the analysis package and jobs/replay_schedule.py on
-# the file the C test leaves (exact values), on files built with h5py, and on a real run.
+# The run's record of its units (/run/units, /run/ranks, /run/sessions): two sessions across a
+# resume, read back through HDF5, and a record of a storq before CPU time; then the schema checker,
+# the analysis package and jobs/replay_schedule.py on the file the C test leaves (exact values), on
+# its record rewritten as before CPU time, on files built with h5py, and on a real run.
 storq_unit_test(test_h5_units ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_units.c)
 set_tests_properties(test_h5_units PROPERTIES LABELS "unit" TIMEOUT 30
   FIXTURES_SETUP storq_h5_units_file)

@@ -157,7 +157,7 @@ def _make_older(src, dst):
     shutil.copy(src, dst)
     with h5py.File(dst, "r+") as f:
         f.attrs["format_version"] = np.array([1, 0], np.int32)
-        for name in ("run/units", "run/sessions"):
+        for name in ("run/units", "run/sessions", "run/ranks"):
             if name in f:
                 del f[name]
         for pname, p in f["points"].items():

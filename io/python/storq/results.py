@@ -7,8 +7,9 @@
     r.observable(0, "u")        # {'mean': ..., 'stderr': ..., 'ci95': ..., 'axis': ...}
     r.quantile(0, "delay", 0.99)
     r.checkpoints()             # a partial file's unfinished points: {id: replications in}
-    r.units()                   # the run's units: where and when each ran (pandas)
-    r.sessions()                # per session: workers, wall and busy time, efficiency
+    r.units()                   # the run's units: where and when each ran, CPU time (pandas)
+    r.sessions()                # per session: workers, wall and busy (CPU) time, efficiency
+    r.ranks()                   # per session and rank: where its threads' time went
 
 Only complete points are read; /checkpoints (schema 1.2, in partial files) is left alone apart
 from checkpoints(), which says how far the unfinished points got.
@@ -24,11 +25,17 @@ MAJOR = 1
 POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events", "crc32"}
 
 # The run's record of its units (docs/hdf5-schema.md, "The run's units"): the columns of
-# /run/units and /run/sessions, for the empty tables of a file without them.
+# /run/units, /run/sessions and /run/ranks, for the empty tables of a file without them. Files
+# written before CPU time was recorded lack the float columns from cpu_seconds and unit_seconds
+# on, and /run/ranks: those read as NaN (not measured).
 UNIT_COLUMNS = {"session": "u4", "point": "u8", "rep": "i8", "rank": "i4", "thread": "i4",
-                "start": "f8", "end": "f8", "events": "u8", "cost": "f8"}
+                "start": "f8", "end": "f8", "events": "u8", "cost": "f8", "cpu_seconds": "f8"}
 SESSION_COLUMNS = {"session": "u4", "workers": "i8", "units": "u8", "wall_seconds": "f8",
-                   "busy_seconds": "f8", "parallel_efficiency": "f8"}
+                   "busy_seconds": "f8", "parallel_efficiency": "f8", "unit_seconds": "f8",
+                   "waiting_seconds": "f8", "idle_seconds": "f8", "serving_seconds": "f8"}
+RANK_COLUMNS = {"session": "u4", "rank": "i4", "threads": "i4", "simulating_seconds": "f8",
+                "in_units_seconds": "f8", "waiting_seconds": "f8", "idle_seconds": "f8",
+                "serving_seconds": "f8"}
 
 
 class FormatError(ValueError):
@@ -59,10 +66,15 @@ def _attrs(obj):
 
 
 def _table(dset, columns):
-    """A compound dataset as a DataFrame; the given (empty) columns when there is none."""
+    """A compound dataset as a DataFrame; the given (empty) columns when there is none. A
+    column the table lacks (an older writer's) reads as NaN."""
     if dset is None or len(dset) == 0:
         return pd.DataFrame({name: pd.Series(dtype=t) for name, t in columns.items()})
-    return pd.DataFrame(dset[()])
+    df = pd.DataFrame(dset[()])
+    for name in columns:
+        if name not in df.columns:
+            df[name] = np.nan
+    return df
 
 
 class ColumnUnits(dict):
@@ -142,10 +154,12 @@ class Results:
     def work_units(self):
         """/run/units: one row per work unit that ran (a replication, or a point's theory with
         rep -1): session (0 for the first run, 1 for the first --resume, ...), point, rep, rank,
-        thread, start, end (seconds since the session's work began), events and the cost estimate
-        the scheduler ordered it by. Empty (same columns) when the file has no such table (older
-        files, a run killed before it ended). When the table is a task's (storq merge copies the
-        first input's /run), df.attrs holds its task_index and task_count."""
+        thread, start, end (seconds since the session's work began), events, the cost estimate
+        the scheduler ordered it by, and cpu_seconds, the CPU time of its thread from start to
+        end (NaN for units recorded before CPU time was). Empty (same columns) when the file has
+        no such table (older files, a run killed before it ended). When the table is a task's
+        (storq merge copies the first input's /run), df.attrs holds its task_index and
+        task_count."""
         dset = self._file.get("run/units")
         df = _table(dset, UNIT_COLUMNS)
         if dset is not None and "task_count" in dset.attrs:
@@ -154,9 +168,23 @@ class Results:
 
     def sessions(self):
         """/run/sessions: one row per session: workers (ranks x threads), units (rows it added),
-        wall_seconds, busy_seconds (sum of end - start) and parallel_efficiency = busy / (workers
-        x wall). The last row is /run's attributes."""
+        wall_seconds, busy_seconds (sum of the units' cpu_seconds: CPU time simulating),
+        parallel_efficiency = busy / (workers x wall), unit_seconds (sum of end - start),
+        waiting_seconds, idle_seconds and serving_seconds (sums over its ranks; NaN when it
+        recorded none). The last row is /run's attributes. A session recorded before CPU time
+        has NaN from unit_seconds on, and its busy_seconds and parallel_efficiency are then the
+        time in units (sum of end - start)."""
         return _table(self._file.get("run/sessions"), SESSION_COLUMNS)
+
+    def ranks(self):
+        """/run/ranks: one row per session and rank, in thread-seconds summed over the rank's
+        worker threads (threads x wall = in_units + waiting + idle): session, rank, threads,
+        simulating_seconds (CPU time inside its units: the work), in_units_seconds (wall time
+        inside them), waiting_seconds (for a unit to be handed out), idle_seconds (the rest) and
+        serving_seconds (CPU time of the thread that hands out units and takes in results: rank
+        0's; 0 elsewhere; not part of threads x wall). Empty (same columns) for a file without
+        the table (written before it, or sessions that recorded no ranks)."""
+        return _table(self._file.get("run/ranks"), RANK_COLUMNS)
 
     def points(self):
         """Ids of the complete points, in increasing order."""
