@@ -2,9 +2,10 @@
 # `storq run ... --dry-run --workers W`: the prediction's fields, the dry run without --workers
 # unchanged, bad options (one message naming the option, exit 2, nothing written),
 # --calibrate-from a short real run's file, and the prediction for 1 worker against that run's
-# wall time. Usage: e2e_plan.sh STORQ
+# wall time; a units table with the cpu_seconds column is timed by it. Usage: e2e_plan.sh STORQ
+# PYTHON (with h5py)
 set -uo pipefail
-storq=$(realpath "$1")
+storq=$(realpath "$1"); python=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -76,6 +77,29 @@ out=$("$storq" run supermarket --n 100,1000 --L 2 --lambda 0.9 --warmup 10000 --
       --dry-run --workers 4 --calibrate-from real.h5) || fail "--calibrate-from, another sweep: $out"
 grep -q '1 of 2 points of this run are among its points' <<<"$out" && grep -qE '^ +1\* +3 ' <<<"$out" \
   && pass "--calibrate-from carries the file's seconds per cost unit to a point it lacks" || fail "another sweep: $out"
+# a table with a cpu_seconds column (here half of each unit's end - start) is timed by it
+if "$python" - real.h5 cpu.h5 <<'PY'
+import shutil, sys
+import h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    old = f["run/units"][()]
+    dt = np.dtype(old.dtype.descr + [("cpu_seconds", "<f8")])
+    new = np.zeros(old.shape, dt)
+    for name in old.dtype.names:
+        new[name] = old[name]
+    new["cpu_seconds"] = (old["end"] - old["start"]) / 2
+    del f["run/units"]
+    f.create_dataset("run/units", data=new, maxshape=(None,), chunks=True)
+PY
+then
+  out=$("$storq" "${sweep[@]}" --dry-run --workers 1 --calibrate-from cpu.h5) || fail "--calibrate-from cpu.h5: $out"
+  cpu1=$(awk '$1 == 1 && $3 == "1.000" { print $2 }' <<<"$out")
+  grep -q "timed by its units' cpu_seconds" <<<"$out" && awk -v a="$cpu1" -v b="$from1" 'BEGIN { exit !(a / b > 0.49 && a / b < 0.51) }' \
+    && pass "a cpu_seconds column times the units: $cpu1 s against $from1 s by end - start" || fail "cpu_seconds: $out"
+else
+  fail "could not write a units table with cpu_seconds"
+fi
 refused "--calibrate-from: real.h5 is a run of model 'supermarket'; this run's model is 'forkjoin'" \
   run forkjoin --dry-run --workers 2 --calibrate-from real.h5
 # the calibration here against the real run: within a generous factor (a shared machine)

@@ -8,14 +8,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plan_curve.h"
 #include "progress.h"
 #include "stop.h"
 
+/* The calling thread's CPU time: a worker of the run has a core of its own, so the calibration
+ * counts only the time this thread ran, not the time other work on the machine took its core. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The kernel's step count against the clock at its first and last look (every STORQ_STOP_EVERY
- * steps), so the rate leaves out the set-up before the event loop. */
+ * steps), so the rate leaves out the set-up before the event loop; the time limit starts at the
+ * first look, so a long set-up (the state of 10^8 servers) still leaves the loop its time. */
 typedef struct tick_log {
+    double limit;
     size_t looks;
     double first_t, last_t;
     uint64_t first_steps, last_steps;
@@ -24,18 +36,19 @@ typedef struct tick_log {
 static void on_look(void *arg)
 {
     tick_log *log = arg;
-    double t = storq_now();
+    double t = cpu_now();
     uint64_t s = storq_steps_current();
     if (log->looks++ == 0) {
         log->first_t = t;
         log->first_steps = s;
+        storq_stop_deadline(log->limit); /* on the replication's own thread */
     }
     log->last_t = t;
     log->last_steps = s;
 }
 
-/* Replication rep of point p for at most limit seconds: *seconds gets its measured or predicted
- * length, *whole whether it ran to its end. */
+/* Replication rep of point p for at most limit seconds of its event loop: *seconds gets its
+ * measured or predicted length in CPU seconds, *whole whether it ran to its end. */
 static int time_replication(const storq_plan_points *pts, size_t p, uint64_t rep, double limit,
                             double *seconds, int *whole, storq_error *err)
 {
@@ -43,14 +56,13 @@ static int time_replication(const storq_plan_points *pts, size_t p, uint64_t rep
     storq_record rec;
     STORQ_TRY(storq_record_init(&rec, &pts->obs[p], err));
     storq_stream_key key = {pts->spec->seed, p, rep};
-    tick_log log = {0};
+    tick_log log = {.limit = limit};
     storq_error stopped = {0};
     storq_poll_install(on_look, &log, 0.0);
     storq_steps_begin();
-    double t0 = storq_now();
-    storq_stop_deadline(limit);
+    double t0 = cpu_now();
     int rc = m->replicate(pts->ctx[p], &key, &rec, &stopped);
-    double t1 = storq_now();
+    double t1 = cpu_now();
     storq_stop_deadline(0);
     storq_poll_install(NULL, NULL, 0);
     storq_record_free(&rec);
@@ -211,22 +223,22 @@ static int calibrate_replications(const storq_plan_points *pts, const size_t *or
         if (!by_steps)
             snprintf(each, sizeof each, "run whole (the model counts no steps)");
         else if (!whole_count)
-            snprintf(each, sizeof each, "each stopped after %g s and scaled by its step rate to "
-                     "the model's step count", limit);
+            snprintf(each, sizeof each, "each stopped after %g s of its event loop and scaled by "
+                     "its step rate to the model's step count", limit);
         else if (!stopped)
             snprintf(each, sizeof each, "each run whole, again while they fit in %g s, and the "
                      "median taken", limit);
         else
-            snprintf(each, sizeof each, "%g s each: %zu stopped then and scaled by its step rate "
-                     "to the model's step count, %zu shorter run whole, again while they fit, and "
-                     "the median taken", limit, stopped, whole_count);
+            snprintf(each, sizeof each, "%g s of event loop each: %zu stopped then and scaled by "
+                     "its step rate to the model's step count, %zu shorter run whole, again while "
+                     "they fit, and the median taken", limit, stopped, whole_count);
         if (done == npoints)
             snprintf(which, sizeof which, "%s", done == 1 ? "the point" : "each point");
         else
             snprintf(which, sizeof which, "%zu of the %zu points, sampled across the cost range",
                      done, npoints);
         snprintf(out->how, sizeof out->how, "calibrated here in %.2f s: real replications of %s, "
-                 "%s", out->took, which, each);
+                 "%s, timed by this thread's CPU time", out->took, which, each);
         if (done < npoints) {
             size_t used = strlen(out->how);
             snprintf(out->how + used, sizeof out->how - used, "; the other points by seconds per "
@@ -254,9 +266,9 @@ static int calibrate_theory(const storq_plan_points *pts, const size_t *order, s
             break;
         size_t p = order[i];
         storq_theory t = {0};
-        double t0 = storq_now();
+        double t0 = cpu_now();
         rc = model->theory(pts->ctx[p], &t, err);
-        out->theory[p] = storq_now() - t0;
+        out->theory[p] = cpu_now() - t0;
         storq_theory_free(&t);
         timed[p] = 1;
         cost[done] = pts->cost[p];
