@@ -205,24 +205,22 @@ static int print_points(const storq_run_spec *spec, const prepared *pr,
         free(total);
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     }
-    char params[1024];
+    char params[1024], layout[32] = "r  r  r  r  r";
     int with_params = 0;
     for (size_t i = 0; i < storq_param_count(spec->model->params); i++)
         with_params |= spec->assign[i].nvalues > 1;
-    storq_table t;
     size_t ncols = 5 + (size_t)(sec->theory != NULL) + (size_t)with_params;
-    storq_table_init(&t, ncols, with_params ? (sec->theory ? "r  r  r  r  r  r  l" : "r  r  r  r  r  l")
-                                            : "r  r",
-                     "  ");
-    storq_table_add(&t, "point");
-    storq_table_add(&t, "replications");
-    storq_table_add(&t, "cost");
-    storq_table_add(&t, "s/replication");
-    storq_table_add(&t, "total s");
     if (sec->theory)
-        storq_table_add(&t, "theory s");
+        strcat(layout, "  r");
     if (with_params)
-        storq_table_add(&t, "parameters");
+        strcat(layout, "  l");
+    storq_table t;
+    storq_table_init(&t, ncols, layout, "  ");
+    const char *head[] = {"point", "replications", "cost", "s/replication", "total s",
+                          "theory s", "parameters"};
+    for (size_t c = 0; c < 7; c++)
+        if ((c != 5 || sec->theory) && (c != 6 || with_params))
+            storq_table_add(&t, "%s", head[c]);
     storq_table_end_header(&t);
     for (size_t i = 0; i < k; i++) {
         size_t p = list[i];

@@ -15,10 +15,10 @@
  * stopped then, or short ones repeated while they fit); no sample starts once the replications
  * have used CALIBRATION seconds; theories are timed until THEORY seconds are used. */
 #define STORQ_PLAN_SAMPLES 6
-#define STORQ_PLAN_SAMPLE_SECONDS 0.3
+#define STORQ_PLAN_SAMPLE_SECONDS 0.4
 #define STORQ_PLAN_REPEATS 16 /* at most this many short replications per sample */
-#define STORQ_PLAN_CALIBRATION_SECONDS 2.5
-#define STORQ_PLAN_THEORY_SECONDS 0.5
+#define STORQ_PLAN_CALIBRATION_SECONDS 2.6
+#define STORQ_PLAN_THEORY_SECONDS 0.4
 
 /* The run's prepared points (plan.c prepares them as the driver does). */
 typedef struct storq_plan_points {
