@@ -36,6 +36,13 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static _Thread_local double deadline = 0.0; /* storq_stop_deadline; 0: none */
+
+void storq_stop_deadline(double seconds)
+{
+    deadline = seconds > 0 ? now() + seconds : 0.0;
+}
+
 static atomic_uint_least64_t steps_total = 0;
 static _Thread_local uint64_t steps_current = 0; /* the thread's replication, at its last tick */
 
@@ -70,6 +77,9 @@ int storq_tick(uint64_t events)
             poll_fn(poll_arg);
         }
     }
+    /* the clock is read only while a limit is set: a run's own replications never pay for it */
+    if (deadline > 0 && !stop_signal && now() >= deadline)
+        return STORQ_STOP_DEADLINE;
     return (int)stop_signal;
 }
 

@@ -24,8 +24,8 @@ typedef void (*storq_poll_fn)(void *arg);
 void storq_poll_install(storq_poll_fn fn, void *arg, double interval_seconds);
 
 /* Called by storq_stop_due every STORQ_STOP_EVERY steps with the kernel's count: it adds the
- * steps to the counts below, runs the poll function if it is due and returns the stop signal
- * (0: go on). */
+ * steps to the counts below, runs the poll function if it is due and returns the stop signal, or
+ * STORQ_STOP_DEADLINE past the thread's time limit (0: go on). */
 int storq_tick(uint64_t events);
 
 /* For a kernel's event loop (events: its step count, 0 at the replication's start): nonzero on
@@ -43,6 +43,13 @@ static inline int storq_stop_due(uint64_t events)
 void storq_steps_begin(void);
 uint64_t storq_steps_current(void);
 uint64_t storq_steps_total(void);
+
+/* A time limit for the calling thread's replications, for a calibration that runs only the start
+ * of one (`storq run --dry-run --workers`, src/app/plan_calibrate.c): from seconds from now on,
+ * storq_tick returns STORQ_STOP_DEADLINE, so the replication gives up as on a stop request while
+ * storq_stop_signal() stays 0. seconds <= 0 removes the limit. */
+#define STORQ_STOP_DEADLINE (-1)
+void storq_stop_deadline(double seconds);
 
 /* The status a replication returns when it gives up: STORQ_STOPPED, with the signal named. */
 int storq_stopped(storq_error *err);

@@ -28,6 +28,10 @@ static const char **valued_option(storq_args *args, const char *a)
         return &args->max_replications;
     if (is(a, "--memory-limit", NULL))
         return &args->memory_limit;
+    if (is(a, "--workers", NULL))
+        return &args->workers;
+    if (is(a, "--calibrate-from", NULL))
+        return &args->calibrate_from;
     return NULL;
 }
 

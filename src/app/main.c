@@ -15,6 +15,7 @@
 #include "memory_budget.h"
 #include "mpi_session.h"
 #include "output_lock.h"
+#include "plan.h"
 #include "registry.h"
 #include "report.h"
 #include "args.h"
@@ -29,6 +30,8 @@ static const char usage_text[] =
     "  storq run MODEL [--param value ...] [-r REPS] [--seed S] [-o FILE.h5] [--force] [--allow-unstable] [--quiet]\n"
     "  storq run SWEEP.ini [--param value ...] [-o FILE.h5] [--resume] [-r REPS] [--seed S] [--quiet]\n"
     "  (--dry-run: list the run's points, one per line, and write nothing)\n"
+    "  (--dry-run --workers W[,W...]: predict the run on W workers instead: seconds per unit, wall time, efficiency, the largest W keeping 0.9)\n"
+    "  (--calibrate-from FILE.h5: with --workers, the seconds from an earlier run's units instead of a short calibration here)\n"
     "  (--precision REL[:OBSERVABLE] --max-replications N: batches of -r replications until the 95% CI is within REL of the mean)\n"
     "  (options and parameters in any order, before or after the model; --help with a model lists its parameters)\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
@@ -218,13 +221,17 @@ static int cmd_run(int argc, char **argv)
     /* Every rank parses the same arguments and files, so they agree on the points. --help and
      * --dry-run need no MPI. */
     int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
+    if (!rc && !spec.help)
+        rc = storq_plan_check(&spec, &err);
     if (spec.help || spec.dry_run) {
         if (storq_launcher_rank() == 0) {
             if (rc)
                 report_error(&err, 1);
             else if (spec.help)
                 print_help(spec.model);
-            else
+            else if (spec.workers && (rc = storq_plan_print(&spec, stdout, &err)) != 0)
+                report_error(&err, 0); /* a point or a file refused: the usage would not help */
+            else if (!spec.workers)
                 storq_run_spec_print(&spec, stdout);
         }
         storq_run_spec_free(&spec);

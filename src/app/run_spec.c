@@ -771,6 +771,8 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
     if (a->max_replications)
         STORQ_TRY(set_max_replications(spec, "--max-replications", a->max_replications, err));
     spec->memory_limit = a->memory_limit;
+    spec->workers = a->workers;
+    spec->calibrate_from = a->calibrate_from;
     spec->resume |= a->resume;
     spec->force |= a->force;
     spec->quiet |= a->quiet;
@@ -901,9 +903,8 @@ int storq_theory_spec_parse(int argc, char **argv, storq_run_spec *spec, storq_e
     return parse_with_command_line(argc, argv, spec, 0, err);
 }
 
-void storq_run_spec_print(const storq_run_spec *spec, FILE *out)
+void storq_run_spec_print_run(const storq_run_spec *spec, FILE *out)
 {
-    size_t np = storq_param_count(spec->model->params);
     fprintf(out, "run: model=%s replications=%zu seed=%llu points=%zu", spec->model->name,
             spec->replications, (unsigned long long)spec->seed, spec->npoints);
     if (spec->precision)
@@ -911,8 +912,13 @@ void storq_run_spec_print(const storq_run_spec *spec, FILE *out)
                 spec->max_replications);
     if (spec->task_count > 1)
         fprintf(out, " task=%zu/%zu", spec->task_index, spec->task_count);
-    fprintf(out, " output=%s", spec->output); /* last: a file name may hold blanks */
-    fputc('\n', out);
+    fprintf(out, " output=%s\n", spec->output); /* last: a file name may hold blanks */
+}
+
+void storq_run_spec_print(const storq_run_spec *spec, FILE *out)
+{
+    size_t np = storq_param_count(spec->model->params);
+    storq_run_spec_print_run(spec, out);
     for (size_t p = spec->task_index; p < spec->npoints; p += spec->task_count) {
         fprintf(out, "point %zu:", p);
         for (size_t i = 0; i < np; i++)

@@ -34,6 +34,9 @@ typedef struct storq_run_spec {
     char *precision_obs;      /* the observable it targets; NULL: the model's headline */
     size_t max_replications;  /* with --precision: at most this many per point */
     const char *memory_limit; /* --memory-limit, into argv; NULL: STORQ_MEMORY_LIMIT or available */
+    /* --workers W,... and --calibrate-from FILE.h5, into argv (NULL when not given): a dry run
+     * predicts the run on W workers (src/app/plan.c checks and reads them) */
+    const char *workers, *calibrate_from;
     char *precision_where, *max_replications_where; /* where they were given, as zip_where */
     uint64_t seed;
     char *output;
@@ -59,6 +62,8 @@ void storq_run_spec_free(storq_run_spec *spec);
 /* --dry-run's listing: one line for the run (model, replications, seed, points, task), then one
  * line per point of this task, "point P: name=value ...", every parameter in table order. */
 void storq_run_spec_print(const storq_run_spec *spec, FILE *out);
+/* Its first line alone (the plan of --dry-run --workers starts with it). */
+void storq_run_spec_print_run(const storq_run_spec *spec, FILE *out);
 
 /* Split a list value, the same rule for every parameter: values are separated by commas or
  * blanks, and a law's own numbers follow its colon, separated by commas too ("shexp:0.1,5, exp:2"
