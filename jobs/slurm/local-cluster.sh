@@ -18,6 +18,16 @@ start_munge() {
   echo "local-cluster: munged did not start" >&2; exit 1
 }
 
+# Installed (share/storq/slurm), this may be run on a machine with a real Slurm: never touch a
+# configuration this script did not write.
+check_conf_ours() {
+  if [ -f "$conf" ] && ! grep -qx 'ClusterName=storqlocal' "$conf"; then
+    echo "local-cluster: $conf exists and is not this script's (no ClusterName=storqlocal);" \
+         "leaving it and its Slurm alone: this helper is for a machine without Slurm of its own" >&2
+    exit 1
+  fi
+}
+
 write_conf() {
   local node
   node=$(slurmd -C | head -n 1)
@@ -54,6 +64,7 @@ CONF
 case "$cmd" in
 start)
   [ "$(id -u)" -eq 0 ] || { echo "local-cluster: needs root" >&2; exit 1; }
+  check_conf_ours
   start_munge
   # up, idle or running jobs (alloc, mix, completing): leave it alone, jobs and all
   if scontrol ping 2>/dev/null | grep -q UP &&
@@ -74,6 +85,7 @@ start)
   done
   echo "local-cluster: node did not become idle: $(sinfo 2>&1)" >&2; exit 1 ;;
 stop)
+  check_conf_ours
   for f in /run/slurmd.pid /run/slurmctld.pid; do
     [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
   done

@@ -10,8 +10,10 @@
 # STORQ and OUT override the binary and the output directory. About 3 minutes on one core.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# The clone's build/storq; installed (share/storq/examples/sweeps), the storq on PATH.
 S=${STORQ:-$here/../../build/storq}; out=${OUT:-.}
-[ -x "$S" ] || { echo "proxy-greedy.sh: no storq binary at '$S' (build it, or set STORQ)" >&2; exit 2; }
+[ -n "${STORQ:-}" ] || [ -x "$S" ] || S=$(command -v storq || echo storq)
+[ -x "$S" ] || { echo "proxy-greedy.sh: no storq binary at '$S' (build it, put it on PATH, or set STORQ)" >&2; exit 2; }
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$out"
 rho="0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9"

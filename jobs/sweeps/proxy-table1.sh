@@ -7,8 +7,10 @@
 # lambda from 0.1 to 0.9 of the capacity estimate C~ (blocking and non-blocking).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# The clone's build/storq; installed (share/storq/examples/sweeps), the storq on PATH.
 S=${STORQ:-$here/../../build/storq}; out=${OUT:-.}
-[ -x "$S" ] || { echo "proxy-table1.sh: no storq binary at '$S' (build it, or set STORQ)" >&2; exit 2; }
+[ -n "${STORQ:-}" ] || [ -x "$S" ] || S=$(command -v storq || echo storq)
+[ -x "$S" ] || { echo "proxy-table1.sh: no storq binary at '$S' (build it, put it on PATH, or set STORQ)" >&2; exit 2; }
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$out"
 for adm in nonblocking blocking; do for L in 16 64; do for n in 3 6; do for f in 0.2 0.6 0.8; do
