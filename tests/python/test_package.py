@@ -180,6 +180,22 @@ def _make_newer_minor(src, dst):
         f["points/000000"].create_dataset("theory/future_array", data=np.zeros(3))
 
 
+def test_arrays_without_pandas(files):
+    # pandas is only recommended by the Debian package: import and arrays work without it, a
+    # table says what to install
+    code = ("import sys; sys.modules['pandas'] = None\n"
+            "import storq\n"
+            f"r = storq.open({str(files['supermarket'])!r})\n"
+            "print(r.observable(0, 'u')['mean'][0])\n"
+            "try:\n    r.table()\nexcept ImportError as e:\n    print('ImportError', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(Path(storq.__file__).parent.parent)})
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert float(lines[0]) == 1.0  # u_0 = 1
+    assert lines[1].startswith("ImportError") and "python3-pandas" in lines[1]
+
+
 def test_older_and_newer_minor_versions(files, tmp_path):
     src = files["supermarket"]
     for make in (_make_older, _make_newer_minor):

@@ -14,7 +14,7 @@ array whose `grid` attribute names the observable and has its length; failing th
 observable's own name and length.
 """
 import numpy as np
-import pandas as pd
+from ._pandas import pandas as _pandas
 
 from .results import Results
 
@@ -80,7 +80,7 @@ def frame(r):
                              "unit": _unit(a), "description": a.get("description", "")})
     columns = ["point", *params, "name", "source", "mean", "stderr", "ci95", "theory",
                "theory_name", "unit", "description"]
-    return pd.DataFrame(rows, columns=columns)
+    return _pandas().DataFrame(rows, columns=columns)
 
 
 def wide(r):
@@ -90,7 +90,7 @@ def wide(r):
     observable's becomes NAME_theory)."""
     f = frame(r)
     if f.empty:
-        return pd.DataFrame(columns=["point", *r.parameters])
+        return _pandas().DataFrame(columns=["point", *r.parameters])
     out = r.index[r.index.point.isin(f.point.unique())].reset_index(drop=True)
     columns = {}
     for (name, source), g in f.groupby(["name", "source"], sort=False):
@@ -104,7 +104,7 @@ def wide(r):
         else:
             key = name if name not in columns else name + "_theory"
             columns.setdefault(key, g["mean"])
-    values = pd.DataFrame(columns)
+    values = _pandas().DataFrame(columns)
     return out.join(values, on="point")
 
 
@@ -125,7 +125,7 @@ def histogram(r, pid, name):
     with np.errstate(invalid="ignore", divide="ignore"):
         density = counts / (total * width) if total > 0 else np.full(len(counts), np.nan)
         cdf = (under + np.cumsum(counts)) / total if total > 0 else np.full(len(counts), np.nan)
-    df = pd.DataFrame({"left": edges[:-1], "right": edges[1:], "count": counts.astype(np.uint64),
+    df = _pandas().DataFrame({"left": edges[:-1], "right": edges[1:], "count": counts.astype(np.uint64),
                        "density": density, "cdf": cdf, "ccdf": 1.0 - cdf})
     df.attrs = {k: (h[k].item() if isinstance(h.get(k), np.ndarray) else h.get(k))
                 for k in ("underflow", "overflow", "count", "sum", "min", "max", "mean",
@@ -157,7 +157,7 @@ def quantiles(r, pid, name, qs=DEFAULT_QUANTILES):
     bound = np.asarray(bound)
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = np.where(values != 0, bound / np.abs(values), np.nan)
-    return pd.DataFrame({"q": np.asarray(qs, float), "value": values, "error_bound": bound,
+    return _pandas().DataFrame({"q": np.asarray(qs, float), "value": values, "error_bound": bound,
                          "relative_bound": rel, "lower": values - bound, "upper": values + bound})
 
 
@@ -174,14 +174,14 @@ def vector(r, pid, name):
     rows = mean.shape[0]
     axis = np.asarray(o["axis"], float) if "axis" in o else np.arange(rows, dtype=float)
     if mean.ndim == 1:
-        df = pd.DataFrame({axis_name: axis, "mean": mean, "stderr": np.asarray(o["stderr"], float),
+        df = _pandas().DataFrame({axis_name: axis, "mean": mean, "stderr": np.asarray(o["stderr"], float),
                            "ci95": np.asarray(o["ci95"], float)})
         tname, tval = _theory_for(r, pid, name, len(mean))
         if tname:
             df["theory"] = tval
     else:
         cols = mean.shape[1]
-        df = pd.DataFrame({axis_name: np.repeat(axis, cols), "column": np.tile(np.arange(cols), rows),
+        df = _pandas().DataFrame({axis_name: np.repeat(axis, cols), "column": np.tile(np.arange(cols), rows),
                            "mean": mean.reshape(-1),
                            "stderr": np.asarray(o["stderr"], float).reshape(-1),
                            "ci95": np.asarray(o["ci95"], float).reshape(-1)})

@@ -16,7 +16,7 @@ from checkpoints(), which says how far the unfinished points got.
 """
 import h5py
 import numpy as np
-import pandas as pd
+from ._pandas import pandas as _pandas
 
 FORMAT = "storq"
 MAJOR = 1
@@ -69,8 +69,8 @@ def _table(dset, columns):
     """A compound dataset as a DataFrame; the given (empty) columns when there is none. A
     column the table lacks (an older writer's) reads as NaN."""
     if dset is None or len(dset) == 0:
-        return pd.DataFrame({name: pd.Series(dtype=t) for name, t in columns.items()})
-    df = pd.DataFrame(dset[()])
+        return _pandas().DataFrame({name: _pandas().Series(dtype=t) for name, t in columns.items()})
+    df = _pandas().DataFrame(dset[()])
     for name in columns:
         if name not in df.columns:
             df[name] = np.nan
@@ -130,7 +130,7 @@ class Results:
     @property
     def index(self):
         """Every point of the run (complete or not): `point` and one column per parameter."""
-        df = pd.DataFrame(self._file["/points/index"][()])
+        df = _pandas().DataFrame(self._file["/points/index"][()])
         for col in df.columns:
             if df[col].dtype == object:
                 df[col] = [_text(v) for v in df[col]]
@@ -333,7 +333,7 @@ class Results:
                 if dset.size == 1:
                     row[name] = float(np.asarray(dset[()]).reshape(-1)[0])
             rows.append(row)
-        return pd.DataFrame(rows, columns=None if rows else ["point"] + self.parameters)
+        return _pandas().DataFrame(rows, columns=None if rows else ["point"] + self.parameters)
 
 
 def _hist_quantile(h, q):
