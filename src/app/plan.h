@@ -15,8 +15,9 @@
 
 /* The efficiency the largest W must keep. */
 #define STORQ_PLAN_TARGET 0.9
-/* Seconds a worker spends getting a unit (one MPI_Fetch_and_op on rank 0's window, a few ms over
- * tcp between nodes, microseconds within one), added to every unit; 0 until it is measured. */
+/* Seconds a worker spends getting a unit, added to every unit: 0, since a worker asks rank 0 for
+ * its next units while its last one runs (mpi/dispatch.c; measured waits of 0.00 s over tcp,
+ * docs/performance.md). */
 #define STORQ_PLAN_DISPATCH_SECONDS 0.0
 /* Points listed one per line; a larger run lists its STORQ_PLAN_LISTED most expensive. */
 #define STORQ_PLAN_LISTED 40
