@@ -47,8 +47,10 @@ add_test(NAME h5_units_schema_python
 add_test(NAME replay_schedule_python
          COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_replay_schedule.py
                  $<TARGET_FILE:storq> ${STORQ_TEST_UNITS_H5} ${CMAKE_CURRENT_BINARY_DIR})
+# replay_schedule_python runs the replay script a dozen times (each loads pandas and h5py) and a
+# real run: 10-25 s under ctest -j2, 45 s with other builds on the machine
 set_tests_properties(h5_units_schema_python replay_schedule_python PROPERTIES
-  LABELS "python" TIMEOUT 30 FIXTURES_REQUIRED storq_h5_units_file DEPENDS test_h5_units
+  LABELS "python" TIMEOUT 120 FIXTURES_REQUIRED storq_h5_units_file DEPENDS test_h5_units
   ENVIRONMENT "PYTHONPATH=${CMAKE_SOURCE_DIR}/io/python;${STORQ_MPI_ENV}")
 # Result file sizes (compression, bin edges once per layout) and readers of the layout before 1.3.
 add_test(NAME e2e_file_size

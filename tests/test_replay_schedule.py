@@ -331,11 +331,8 @@ def test_real_run(storq_bin, scratch):
           f"the real run's units:\n{u}\n{s}")
     units = replay_schedule.load(path)
     check(units.cpu, "the real run's units replay without their CPU time")
-    if (u["cpu_seconds"] > 0).any():
-        check_replay_laws(units, "real run")
-    else:
-        print("note: the real run's cpu_seconds are all 0 (this driver does not measure them "
-              "yet): the replay laws are not checked on it")
+    check((u["cpu_seconds"] > 0).all(), f"the real run's cpu_seconds:\n{u['cpu_seconds']}")
+    check_replay_laws(units, "real run")
     rc, out = replay_cli(path)
     check(rc == 0 and "10 units (2 theory, 8 replications) of 2 points from session 0" in out,
           f"replay output:\n{out}")
