@@ -5,7 +5,8 @@
 # hand-out uses no one-sided window, so no component can abort it), and so do 2 ranks x 2 threads
 # over tcp and a --precision run over tcp. Equal units are shared fairly: on 2 ranks and on 4
 # oversubscribed ranks over tcp, no rank runs fewer than half its share (rank 0 used to get 2 of
-# 12 over tcp, serving the others from inside its own replications).
+# 12 over tcp, serving the others from inside its own replications), and no rank waits more than
+# 0.05 s per unit for the hand-out (/run/ranks).
 #   e2e_transports.sh STORQ PYTHON
 set -euo pipefail
 storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd)
@@ -53,9 +54,17 @@ import sys, h5py, numpy as np
 ranks, reps, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 u = h5py.File("f.h5", "r")["run/units"][()]
 counts = np.bincount(u[u["rep"] >= 0]["rank"], minlength=ranks)
-print(f"{ranks} ranks, {how}: replications per rank {counts.tolist()}")
+t = h5py.File("f.h5", "r")["run/ranks"][()]
+waited = t["waiting_seconds"] / np.maximum(counts, 1)
+print(f"{ranks} ranks, {how}: replications per rank {counts.tolist()}, seconds waited for units "
+      f"per unit {np.round(waited, 4).tolist()}")
 if counts.sum() != reps or counts.min() < 0.5 * reps / ranks:
     sys.exit(f"FAIL: a rank ran fewer than half its share ({reps / ranks:g}) of {reps} equal units")
+# answered within milliseconds, even while rank 0 simulates: a rank's waits for the hand-out
+# are a small part of its units (about 0.15 s each here; waits of one of rank 0's replications,
+# as before the serving thread, would be 0.1-1 s; 0.05 leaves room for a loaded machine)
+if waited.max() > 0.05:
+    sys.exit(f"FAIL: a rank waited {waited.max():.3f} s per unit for rank 0 to hand out work")
 PY
 }
 share 2 12 --mca btl self,tcp
