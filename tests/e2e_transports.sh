@@ -43,12 +43,12 @@ mpirun -np 3 --oversubscribe --mca btl self,tcp "$storq" run "${precise[@]}" -o 
 same t.h5 ref_precise.h5 "--precision on 3 ranks over tcp"
 echo "2 ranks x 2 threads and --precision over tcp: same results"
 
-# Fair shares of equal units (about 0.1-0.2 s each here; theory units left out).
+# Fair shares of equal units (about 0.15 s each on an idle machine; theory units left out).
 share() {
   local ranks=$1 reps=$2; shift 2
   rm -f f.h5
   mpirun -np "$ranks" --oversubscribe "$@" "$storq" run supermarket --n 100 --L 2 --lambda 0.5 \
-    --warmup 1000 --arrivals 400000 -r "$reps" --seed 3 --quiet -o f.h5 >/dev/null
+    --warmup 1000 --arrivals 1600000 -r "$reps" --seed 3 --quiet -o f.h5 >/dev/null
   "$python" - "$ranks" "$reps" "$*" <<'PY'
 import sys, h5py, numpy as np
 ranks, reps, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
