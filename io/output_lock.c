@@ -244,20 +244,23 @@ static int create_lock(const char *lock_path, const char *text)
 
 /* Remove a stale lock, but only the one judged stale: it is first renamed to a private name, so
  * of two runs taking over at once only one succeeds, and a lock that changed in between (another
- * run took it) is put back. */
-static void take_over(const char *lock_path, const char *stale_text)
+ * run took it) is put back. 1 when this process removed the stale lock; 0 when it was gone
+ * already (its holder released it: it had finished, not died) or changed. */
+static int take_over(const char *lock_path, const char *stale_text)
 {
     char *mine = private_name(lock_path, "stale");
     if (!mine || rename(lock_path, mine) != 0) {
         free(mine);
-        return;
+        return 0;
     }
     char *text = read_small(mine);
-    if (!text || strcmp(text, stale_text) != 0)
+    int same = text && strcmp(text, stale_text) == 0;
+    if (!same)
         (void)link(mine, lock_path);
     unlink(mine);
     free(text);
     free(mine);
+    return same;
 }
 
 /* The lock's holder and its verdict, or -1 when there is no lock file. */
@@ -314,10 +317,12 @@ int storq_output_lock_take(const char *final_path, const char *label, storq_outp
         const char *why = "";
         int v = inspect(lock->path, &h, &text, &why);
         if (v == STALE && attempt < 3) {
-            storq_warn("%s: taking over the lock of a run that ended without releasing it "
-                       "(pid %ld on host %s, since %s: %s); its partial file is resumed or "
-                       "replaced as asked", label, h.pid, h.host, h.since, why);
-            take_over(lock->path, text);
+            /* said only once the lock is really taken over: a lock released meanwhile was a
+             * run that finished, and the output it wrote is checked under this run's lock */
+            if (take_over(lock->path, text))
+                storq_warn("%s: taking over the lock of a run that ended without releasing it "
+                           "(pid %ld on host %s, since %s: %s); its partial file is resumed or "
+                           "replaced as asked", label, h.pid, h.host, h.since, why);
         } else if (v >= 0) {
             rc = refuse(label, final_path, lock->path, v == STALE ? HELD : (enum verdict)v, &h,
                         err);

@@ -12,6 +12,7 @@
 #include "help.h"
 #include "interrupt.h"
 #include "env_settings.h"
+#include "file_kind.h"
 #include "memory_budget.h"
 #include "mpi_session.h"
 #include "output_lock.h"
@@ -155,9 +156,6 @@ static int check_merge_paths(const char *out, char *const *inputs, size_t n, int
         STORQ_TRY(storq_output_lock_check(base, "merge", err));
     }
     struct stat st;
-    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode))
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists and is not a regular file; "
-                          "name a file path", out);
     if (stat(out, &st) == 0 && !force)
         return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists (a finished result); pass "
                           "--force to replace it, or name another file", out);
@@ -177,6 +175,8 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "storq: error: out of memory\n");
         return STORQ_ERR_RUNTIME;
     }
+    /* a stop removes the lock and the partial file, and leaves the inputs alone */
+    storq_interrupt_install();
     size_t n = 0;
     int force = 0;
     for (int i = 0; i < argc; i++) {
@@ -199,6 +199,11 @@ static int cmd_merge(int argc, char **argv)
     char *command = storq_command_line("merge", argc, argv);
     storq_output_lock *lock = NULL;
     int rc = command ? STORQ_OK : STORQ_RUNTIME_FAIL(&err, "out of memory");
+    /* what the paths are, before any is opened or a lock made beside them */
+    if (!rc)
+        rc = storq_check_output_kind(paths[0], "merge", &err);
+    for (size_t i = 1; !rc && i < n; i++)
+        rc = storq_open_regular(paths[i], "merge", "an input", NULL, &err);
     /* the lock first: a merge or run writing OUT now is named, and its file left alone */
     if (!rc)
         rc = storq_output_lock_take(paths[0], "merge", &lock, &err);
@@ -216,6 +221,8 @@ static int cmd_run(int argc, char **argv)
 {
     /* Before MPI starts, only the launcher's rank 0 warns (every rank parses the same input). */
     storq_warn_enable(storq_launcher_rank() == 0);
+    /* from the first moment: a signal during a huge sweep's setup stops it too (exit 3) */
+    storq_interrupt_install();
     storq_error err = {0};
     storq_run_spec spec;
     /* Every rank parses the same arguments and files, so they agree on the points. --help and
@@ -223,6 +230,15 @@ static int cmd_run(int argc, char **argv)
     int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
     if (!rc && !spec.help)
         rc = storq_plan_check(&spec, &err);
+    if (!rc && storq_interrupted())
+        rc = storq_fail(&err, STORQ_STOPPED, "stopped by signal %d while reading the run; "
+                        "nothing was written", storq_interrupted());
+    if (rc == STORQ_STOPPED) { /* before MPI starts: each process of a launch says it alone */
+        if (storq_launcher_rank() == 0)
+            report_error(&err, 0);
+        storq_run_spec_free(&spec);
+        return rc;
+    }
     if (spec.help || spec.dry_run) {
         if (storq_launcher_rank() == 0) {
             if (rc)

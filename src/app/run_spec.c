@@ -9,6 +9,7 @@
 #include "args.h"
 #include "classes.h"
 #include "number.h"
+#include "file_kind.h"
 #include "output_lock.h"
 #include "registry.h"
 #include "sweep_file.h"
@@ -797,11 +798,9 @@ static int check_output(const storq_run_spec *spec, const char *sweep, storq_err
     struct stat st, sw;
     const char *out = spec->output;
     /* a run writing it now: name it, before any advice that would replace its file */
+    STORQ_TRY(storq_check_output_kind(out, "--output", err));
     STORQ_TRY(storq_output_lock_check(out, "--output", err));
     if (stat(out, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
-            return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' exists and is not a regular "
-                              "file; name a file path", out);
         if (sweep && stat(sweep, &sw) == 0 && sw.st_dev == st.st_dev && sw.st_ino == st.st_ino)
             return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is the sweep file itself",
                               out);
