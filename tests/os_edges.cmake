@@ -5,3 +5,11 @@ add_test(NAME e2e_race COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_race.sh $<TARGET_
 # two processes at a time on the 2 cores, 20 rounds: alone, so the races are real ones
 set_tests_properties(e2e_race PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+add_test(NAME e2e_special_files
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_special_files.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
+set_tests_properties(e2e_special_files PROPERTIES LABELS "e2e" TIMEOUT 60 ENVIRONMENT "${STORQ_MPI_ENV}")
+# It times the stops (at most 2 s each): alone, so other tests do not skew them.
+add_test(NAME e2e_early_stop
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_early_stop.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
+set_tests_properties(e2e_early_stop PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")

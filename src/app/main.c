@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "h5_info.h"
@@ -166,6 +168,28 @@ static int check_merge_paths(const char *out, char *const *inputs, size_t n, int
     return STORQ_OK;
 }
 
+/* A merge asked to stop while it verifies a large input (io/h5_check.c does not look at the
+ * stop flag): after a grace period the watchdog removes the partial file (only once it is this
+ * merge's own: the lock held and OUT.partial checked absent or --force given) and the lock, and
+ * the process ends with status 3. The inputs are only ever read. */
+typedef struct merge_stop {
+    char lock[4200], partial[4200];
+    atomic_int partial_ours;
+} merge_stop;
+
+static void merge_stopped(void *arg)
+{
+    merge_stop *stop = arg;
+    if (atomic_load(&stop->partial_ours))
+        unlink(stop->partial);
+    unlink(stop->lock);
+    char msg[160];
+    int len = snprintf(msg, sizeof msg, "storq: merge: stopped by signal %d; nothing was written "
+                       "and the inputs are untouched\n", storq_interrupted());
+    if (len > 0 && write(STDERR_FILENO, msg, (size_t)len) < 0)
+        _exit(STORQ_STOPPED);
+}
+
 static int cmd_merge(int argc, char **argv)
 {
     storq_error err = {0};
@@ -207,10 +231,21 @@ static int cmd_merge(int argc, char **argv)
     /* the lock first: a merge or run writing OUT now is named, and its file left alone */
     if (!rc)
         rc = storq_output_lock_take(paths[0], "merge", &lock, &err);
+    merge_stop stop = {0};
+    if (!rc) {
+        snprintf(stop.lock, sizeof stop.lock, "%s.lock", paths[0]);
+        snprintf(stop.partial, sizeof stop.partial, "%s.partial", paths[0]);
+        storq_interrupt_watchdog(0.5, merge_stopped, &stop);
+    }
     if (!rc)
         rc = check_merge_paths(paths[0], paths + 1, n - 1, force, &err);
+    atomic_store(&stop.partial_ours, !rc); /* from here on, OUT.partial is this merge's */
+    if (!rc && storq_interrupted())
+        rc = storq_fail(&err, STORQ_STOPPED, "merge: stopped by signal %d; nothing was written "
+                        "and the inputs are untouched", storq_interrupted());
     if (!rc)
         rc = storq_h5_merge(paths[0], paths + 1, n - 1, command, stdout, &err);
+    storq_interrupt_watchdog_end();
     storq_output_lock_release(&lock);
     free(command);
     free(paths);

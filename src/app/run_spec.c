@@ -12,6 +12,7 @@
 #include "file_kind.h"
 #include "output_lock.h"
 #include "registry.h"
+#include "stop.h"
 #include "sweep_file.h"
 #include "sweep_paths.h"
 
@@ -304,6 +305,10 @@ static int expand_points(storq_run_spec *spec, storq_error *err)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     spec->npoints = total;
     for (size_t p = 0; p < total; p++) {
+        /* a huge sweep takes seconds here: a stop asked for now is honoured now (exit 3) */
+        if (p % 1024 == 0 && storq_stop_signal())
+            return storq_fail(err, STORQ_STOPPED, "stopped by signal %d while reading the run; "
+                              "nothing was written", storq_stop_signal());
         storq_params *pt = &spec->points[p];
         pt->model = spec->model;
         pt->n = np;
