@@ -13,3 +13,14 @@ add_test(NAME e2e_early_stop
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_early_stop.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
 set_tests_properties(e2e_early_stop PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
+
+# The Slurm tests share a fixture that starts the local cluster and afterwards stops the daemons
+# it started (and only those): nothing keeps running after the suite.
+set(STORQ_SLURM_STATE ${CMAKE_CURRENT_BINARY_DIR}/slurm_cluster.state)
+add_test(NAME slurm_cluster_up COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster.sh up ${STORQ_SLURM_STATE})
+add_test(NAME slurm_cluster_down COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster.sh down ${STORQ_SLURM_STATE})
+set_tests_properties(slurm_cluster_up PROPERTIES LABELS "slurm" TIMEOUT 60 RUN_SERIAL TRUE
+  FIXTURES_SETUP slurm_cluster)
+set_tests_properties(slurm_cluster_down PROPERTIES LABELS "slurm" TIMEOUT 60 RUN_SERIAL TRUE
+  FIXTURES_CLEANUP slurm_cluster)
+set_tests_properties(e2e_slurm e2e_slurm_array PROPERTIES FIXTURES_REQUIRED slurm_cluster)
