@@ -19,6 +19,7 @@
 #include "h5_merge.h"
 #include "h5_run.h"
 #include "h5_util.h"
+#include "file_kind.h"
 #include "output_lock.h"
 #include "partial_file.h"
 #include "schema.h"
@@ -1005,6 +1006,8 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     int rc = storq_output_lock_take(final_path, "--resume", &f->lock, err);
     if (!rc)
         rc = storq_partial_check_final(final_path, f->replace, "--resume", err);
+    if (!rc) /* HDF5 would wait forever on a FIFO there */
+        rc = storq_open_regular(f->partial_path, "--resume", "a partial file", NULL, err);
     if (!rc && access(f->partial_path, F_OK) != 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: no %s to resume; run without --resume",
                         f->partial_path);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,12 +82,23 @@ static char *lock_content(void)
     return text;
 }
 
-/* The whole (small) file, or NULL. */
+/* The whole (small) file, or NULL. A lock that is not a regular file (a FIFO made there, which
+ * an open for reading would wait on forever) reads as empty: a lock that does not say whose. */
 static char *read_small(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        char *empty = calloc(1, 1);
+        return empty;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
     char *buf = malloc(4096);
     size_t n = buf ? fread(buf, 1, 4095, f) : 0;
     fclose(f);

@@ -47,6 +47,13 @@ refused "'fifo.h5' exists and is not a regular file but a FIFO" -- run "${ok[@]}
 refused "'dir.h5' exists and is not a regular file but a directory" -- run "${ok[@]}" -o dir.h5
 refused "'sock.h5' exists and is not a regular file but a socket" -- run "${ok[@]}" -o sock.h5
 refused "'$dev' exists and is not a regular file but a character device" -- run "${ok[@]}" -o "$dev"
+# a FIFO where the output's lock goes: read as a lock that does not say whose, never opened to wait
+mkfifo lk.h5.lock
+refused "'lk.h5' is locked by lk.h5.lock, which does not say by whom" -- run "${ok[@]}" -o lk.h5
+refused "'lk.h5' is locked by lk.h5.lock, which does not say by whom" -- merge lk.h5 good.h5
+# a FIFO where --resume looks for the partial file
+mkfifo res.h5.partial
+refused "--resume: 'res.h5.partial' is not a regular file but a FIFO" -- run "${ok[@]}" -o res.h5 --resume
 # info's input
 refused "'fifo.h5' is not a regular file but a FIFO" -- info fifo.h5
 refused "'sock.h5' is not a regular file but a socket" -- info sock.h5
@@ -57,6 +64,6 @@ refused "merge: 'fifo.h5' is not a regular file but a FIFO" -- merge out.h5 good
 refused "merge: '$dev' is not a regular file but a character device" -- merge out.h5 "$dev" good.h5
 refused "merge: 'fifo.h5' exists and is not a regular file but a FIFO" -- merge fifo.h5 good.h5
 refused "merge: 'sock.h5' exists and is not a regular file but a socket" -- merge sock.h5 good.h5
-[ -p fifo.h5 ] && [ -S sock.h5 ] && [ -d dir.h5 ] || { echo "FAIL: a special file was replaced"; failures=$((failures + 1)); }
+[ -p fifo.h5 ] && [ -p lk.h5.lock ] && [ -p res.h5.partial ] && [ ! -e lk.h5 ] && [ -S sock.h5 ] && [ -d dir.h5 ] || { echo "FAIL: a special file was replaced"; failures=$((failures + 1)); }
 [ "$failures" -eq 0 ] && echo "every special file refused at once, naming what it is"
 exit $((failures > 0))

@@ -24,3 +24,6 @@ set_tests_properties(slurm_cluster_up PROPERTIES LABELS "slurm" TIMEOUT 60 RUN_S
 set_tests_properties(slurm_cluster_down PROPERTIES LABELS "slurm" TIMEOUT 60 RUN_SERIAL TRUE
   FIXTURES_CLEANUP slurm_cluster)
 set_tests_properties(e2e_slurm e2e_slurm_array PROPERTIES FIXTURES_REQUIRED slurm_cluster)
+# The fixture's own logic, on stand-in daemons (no Slurm needed, nothing real touched).
+add_test(NAME e2e_slurm_fixture COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_slurm_fixture.sh)
+set_tests_properties(e2e_slurm_fixture PROPERTIES LABELS "e2e" TIMEOUT 30)

@@ -7,7 +7,15 @@ set -uo pipefail
 cmd=$1; state=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
 daemons=(munged slurmctld slurmd)
+start=("$root/jobs/slurm/local-cluster.sh" start)
 pidfile() { case $1 in munged) echo /run/munge/munged.pid ;; *) echo "/run/$1.pid" ;; esac; }
+# tests/e2e_slurm_fixture.sh checks this script on stand-in daemons: their names, pid files and
+# start command
+if [ -n "${STORQ_FIXTURE_DAEMONS:-}" ]; then
+  read -r -a daemons <<<"$STORQ_FIXTURE_DAEMONS"
+  start=("$STORQ_FIXTURE_START")
+  pidfile() { echo "$STORQ_FIXTURE_PIDDIR/$1.pid"; }
+fi
 # the pid of a running daemon NAME (its pid file, checked against /proc), or nothing
 running() {
   local pid
@@ -18,11 +26,13 @@ running() {
 case "$cmd" in
 up)
   : > "$state"
-  command -v sbatch >/dev/null && command -v slurmctld >/dev/null || { echo "no Slurm: nothing to start"; exit 0; }
-  [ "$(id -u)" -eq 0 ] || { echo "not root: the Slurm tests skip themselves"; exit 0; }
+  if [ -z "${STORQ_FIXTURE_DAEMONS:-}" ]; then
+    command -v sbatch >/dev/null && command -v slurmctld >/dev/null || { echo "no Slurm: nothing to start"; exit 0; }
+    [ "$(id -u)" -eq 0 ] || { echo "not root: the Slurm tests skip themselves"; exit 0; }
+  fi
   declare -A before
   for d in "${daemons[@]}"; do before[$d]=$(running "$d"); done
-  "$root/jobs/slurm/local-cluster.sh" start || echo "local-cluster did not start; the Slurm tests will say why"
+  "${start[@]}" || echo "the cluster did not start; the Slurm tests will say why"
   for d in "${daemons[@]}"; do
     pid=$(running "$d")
     if [ -z "${before[$d]}" ] && [ -n "$pid" ]; then echo "$d $pid" >> "$state"; echo "started $d (pid $pid)"; fi
