@@ -126,6 +126,8 @@ int storq_partial_check_final(const char *final_path, int replace, const char *l
                               storq_error *err)
 {
     struct stat st;
+    if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is a directory", label, final_path);
     if (replace || lstat(final_path, &st) != 0)
         return STORQ_OK;
     return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' exists (a finished result, written by "
