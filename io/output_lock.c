@@ -302,6 +302,17 @@ int storq_output_lock_check(const char *final_path, const char *label, storq_err
     return rc;
 }
 
+/* The lock's holder renamed its partial to the final name and ended before removing its lock:
+ * nothing of it to resume or replace, so no warning (the caller then finds the output). */
+static int finished(const char *final_path)
+{
+    struct stat st;
+    char *partial = lock_name(final_path, ".partial");
+    int done = partial && stat(final_path, &st) == 0 && stat(partial, &st) != 0;
+    free(partial);
+    return done;
+}
+
 int storq_output_lock_take(const char *final_path, const char *label, storq_output_lock **out,
                            storq_error *err)
 {
@@ -331,7 +342,7 @@ int storq_output_lock_take(const char *final_path, const char *label, storq_outp
         if (v == STALE && attempt < 3) {
             /* said only once the lock is really taken over: a lock released meanwhile was a
              * run that finished, and the output it wrote is checked under this run's lock */
-            if (take_over(lock->path, text))
+            if (take_over(lock->path, text) && !finished(final_path))
                 storq_warn("%s: taking over the lock of a run that ended without releasing it "
                            "(pid %ld on host %s, since %s: %s); its partial file is resumed or "
                            "replaced as asked", label, h.pid, h.host, h.since, why);

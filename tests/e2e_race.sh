@@ -31,5 +31,19 @@ for round in $(seq 1 "$rounds"); do
   leftover=$(ls out.h5.* 2>/dev/null)
   [ -z "$leftover" ] || fail "round $round: left behind: $leftover"
 done
+# A lock left by a run that finished its file and died before removing the lock: nothing to
+# resume, so it is taken over without a "taking over" warning; without --force the file stays.
+rm -f out.h5 out.h5.*
+"$storq" run "${args[@]}" --seed 1 -o out.h5 || fail "the run before the stale lock"
+sh -c 'exit 0' & dead=$!; wait "$dead"
+printf 'storq output lock\nhost=%s\npid=%s\nstart=1\nslurm_job=\nslurm_restart=0\nsince=then\n' \
+  "$(hostname)" "$dead" > out.h5.lock
+out=$("$storq" run "${args[@]}" --seed 2 -o out.h5 2>&1); status=$?
+[ "$status" -eq 2 ] && grep -q "exists (a finished result" <<<"$out" ||
+  fail "no --force over a finished file with a stale lock: exit $status: $out"
+[ "$(seed_of out.h5)" = 1 ] || fail "the finished file was replaced"
+out=$("$storq" run "${args[@]}" --seed 2 -o out.h5 --force 2>&1) || fail "--force: exit $?: $out"
+grep -q "taking over" <<<"$out" && fail "a finished run's lock taken over with a warning: $out"
+[ ! -e out.h5.lock ] && [ "$(seed_of out.h5)" = 2 ] || fail "--force did not replace the file cleanly"
 [ "$failures" -eq 0 ] && echo "$rounds rounds of two runs at once on one output: one wrote, the other was refused"
 exit $((failures > 0))
