@@ -19,6 +19,7 @@
 #include "h5_util.h"
 #include "partial_file.h"
 #include "schema.h"
+#include "stop.h"
 
 /* An input is open only while it is read: a job array may have a thousand tasks, more than the
  * open files (and HDF5 metadata caches) a process should hold at once. */
@@ -281,10 +282,20 @@ static int copy_layouts(const merge *m, size_t i, hid_t src, hid_t out, storq_er
     return storq_schema_restate_version(out, err);
 }
 
+/* TERM, INT or USR1 (`storq merge` installs the handlers): the partial is removed by the
+ * caller, the inputs were only read. */
+static int stopped(storq_error *err)
+{
+    return storq_fail(err, STORQ_STOPPED, "merge: stopped by signal %d; nothing was written and "
+                      "the inputs are untouched", storq_stop_signal());
+}
+
 /* Input i's points, in id order. */
 static int copy_points(const merge *m, size_t i, hid_t src, hid_t out, storq_error *err)
 {
     for (size_t p = 0; p < m->npoints; p++) {
+        if (storq_stop_signal())
+            return stopped(err);
         if (m->owner[p] != i + 1)
             continue;
         char name[STORQ_SCHEMA_POINT_PATH_MAX];
@@ -335,6 +346,8 @@ static int write_output(const merge *m, const char *out_path, const char *partia
         rc = write_contents(m, out, command_line, err);
     if (out >= 0 && H5Fclose(out) < 0 && !rc)
         rc = storq_h5u_fail_file(err, partial, "cannot close the file");
+    if (!rc && storq_stop_signal()) /* the last moment before the rename */
+        rc = stopped(err);
     if (rc)
         unlink(partial); /* the inputs are still there: a new merge starts over */
     return rc;
@@ -401,6 +414,8 @@ int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
     int rc = check_paths(out_path, partial, inputs, ninputs, err);
     if (!rc)
         rc = collect(&m, inputs, err);
+    if (!rc && storq_stop_signal())
+        rc = stopped(err);
     if (!rc) {
         report_inputs(&m, report);
         rc = write_output(&m, out_path, partial, command_line, err);
@@ -409,7 +424,7 @@ int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
     for (size_t p = 0; !rc && p < m.npoints; p++)
         missing += m.owner[p] == 0;
     if (!rc && missing == 0) {
-        rc = storq_partial_commit(partial, out_path, err);
+        rc = storq_partial_commit(partial, out_path, 1, err); /* checked under the lock */
         if (!rc)
             fprintf(report, "merge: %s: all %zu points of the run\n", out_path, m.npoints);
     } else if (!rc) {

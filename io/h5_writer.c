@@ -19,6 +19,7 @@
 #include "h5_merge.h"
 #include "h5_run.h"
 #include "h5_util.h"
+#include "file_kind.h"
 #include "output_lock.h"
 #include "partial_file.h"
 #include "schema.h"
@@ -32,6 +33,7 @@ struct storq_h5_file {
     size_t nparams;
     storq_output_lock *lock; /* NAME.lock, held from before the partial is touched to the end */
     int write_failed;        /* a point's write failed: what HDF5 still holds stays off the disk */
+    int replace;             /* --force: the final rename may replace a file of that name */
 };
 
 static storq_h5_file *new_handle(const char *final_path, const storq_model *model,
@@ -353,7 +355,10 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
         return err->code;
+    f->replace = meta->force;
     int rc = storq_output_lock_take(final_path, "--output", &f->lock, err);
+    if (!rc) /* again under the lock: a run that finished since the first look wrote it */
+        rc = storq_partial_check_final(final_path, f->replace, "--output", err);
     if (!rc)
         rc = storq_partial_create(final_path, f->partial_path, "--output", err);
     if (rc) {
@@ -872,7 +877,7 @@ int storq_h5_finish(storq_h5_file **pf, storq_error *err)
     if (closed < 0)
         rc = storq_h5u_fail_file(err, f->partial_path, "cannot close the file");
     else
-        rc = storq_partial_commit(f->partial_path, f->final_path, err);
+        rc = storq_partial_commit(f->partial_path, f->final_path, f->replace, err);
     storq_h5_close(pf);
     return rc;
 }
@@ -997,7 +1002,12 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     storq_h5_file *f = new_handle(final_path, model, err);
     if (!f)
         return err->code;
+    f->replace = meta->force;
     int rc = storq_output_lock_take(final_path, "--resume", &f->lock, err);
+    if (!rc)
+        rc = storq_partial_check_final(final_path, f->replace, "--resume", err);
+    if (!rc) /* HDF5 would wait forever on a FIFO there */
+        rc = storq_open_regular(f->partial_path, "--resume", "a partial file", NULL, err);
     if (!rc && access(f->partial_path, F_OK) != 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: no %s to resume; run without --resume",
                         f->partial_path);

@@ -21,6 +21,7 @@ typedef struct storq_run_meta {
     size_t replications;
     int mpi_ranks, omp_threads;
     size_t task_index, task_count; /* --task I/N; a count of 0 or 1 is the whole run */
+    int force; /* --force: the final rename may replace a file of that name */
 } storq_run_meta;
 
 typedef struct storq_h5_file storq_h5_file;

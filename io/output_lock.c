@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,12 +82,23 @@ static char *lock_content(void)
     return text;
 }
 
-/* The whole (small) file, or NULL. */
+/* The whole (small) file, or NULL. A lock that is not a regular file (a FIFO made there, which
+ * an open for reading would wait on forever) reads as empty: a lock that does not say whose. */
 static char *read_small(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        char *empty = calloc(1, 1);
+        return empty;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
     char *buf = malloc(4096);
     size_t n = buf ? fread(buf, 1, 4095, f) : 0;
     fclose(f);
@@ -244,20 +256,23 @@ static int create_lock(const char *lock_path, const char *text)
 
 /* Remove a stale lock, but only the one judged stale: it is first renamed to a private name, so
  * of two runs taking over at once only one succeeds, and a lock that changed in between (another
- * run took it) is put back. */
-static void take_over(const char *lock_path, const char *stale_text)
+ * run took it) is put back. 1 when this process removed the stale lock; 0 when it was gone
+ * already (its holder released it: it had finished, not died) or changed. */
+static int take_over(const char *lock_path, const char *stale_text)
 {
     char *mine = private_name(lock_path, "stale");
     if (!mine || rename(lock_path, mine) != 0) {
         free(mine);
-        return;
+        return 0;
     }
     char *text = read_small(mine);
-    if (!text || strcmp(text, stale_text) != 0)
+    int same = text && strcmp(text, stale_text) == 0;
+    if (!same)
         (void)link(mine, lock_path);
     unlink(mine);
     free(text);
     free(mine);
+    return same;
 }
 
 /* The lock's holder and its verdict, or -1 when there is no lock file. */
@@ -287,6 +302,17 @@ int storq_output_lock_check(const char *final_path, const char *label, storq_err
     return rc;
 }
 
+/* The lock's holder renamed its partial to the final name and ended before removing its lock:
+ * nothing of it to resume or replace, so no warning (the caller then finds the output). */
+static int finished(const char *final_path)
+{
+    struct stat st;
+    char *partial = lock_name(final_path, ".partial");
+    int done = partial && stat(final_path, &st) == 0 && stat(partial, &st) != 0;
+    free(partial);
+    return done;
+}
+
 int storq_output_lock_take(const char *final_path, const char *label, storq_output_lock **out,
                            storq_error *err)
 {
@@ -314,10 +340,12 @@ int storq_output_lock_take(const char *final_path, const char *label, storq_outp
         const char *why = "";
         int v = inspect(lock->path, &h, &text, &why);
         if (v == STALE && attempt < 3) {
-            storq_warn("%s: taking over the lock of a run that ended without releasing it "
-                       "(pid %ld on host %s, since %s: %s); its partial file is resumed or "
-                       "replaced as asked", label, h.pid, h.host, h.since, why);
-            take_over(lock->path, text);
+            /* said only once the lock is really taken over: a lock released meanwhile was a
+             * run that finished, and the output it wrote is checked under this run's lock */
+            if (take_over(lock->path, text) && !finished(final_path))
+                storq_warn("%s: taking over the lock of a run that ended without releasing it "
+                           "(pid %ld on host %s, since %s: %s); its partial file is resumed or "
+                           "replaced as asked", label, h.pid, h.host, h.since, why);
         } else if (v >= 0) {
             rc = refuse(label, final_path, lock->path, v == STALE ? HELD : (enum verdict)v, &h,
                         err);

@@ -122,13 +122,55 @@ int storq_partial_reserve(const char *partial, uint64_t bytes, const char *what,
     return rc;
 }
 
-int storq_partial_commit(const char *partial, const char *final_path, storq_error *err)
+int storq_partial_check_final(const char *final_path, int replace, const char *label,
+                              storq_error *err)
+{
+    struct stat st;
+    if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is a directory", label, final_path);
+    if (replace || lstat(final_path, &st) != 0)
+        return STORQ_OK;
+    return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' exists (a finished result, written by "
+                      "another run since this one started); pass --force to replace it, or name "
+                      "another file", label, final_path);
+}
+
+/* rename(2) that fails with EEXIST rather than replace final_path. */
+static int rename_noreplace(const char *partial, const char *final_path)
+{
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, partial, AT_FDCWD, final_path, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return -1;
+#endif
+    /* NFS and older kernels: link(2) fails with EEXIST too, and is atomic there as well */
+    if (link(partial, final_path) == 0)
+        return unlink(partial) == 0 || errno == ENOENT ? 0 : -1;
+    if (errno != EPERM && errno != ENOTSUP && errno != ENOSYS)
+        return -1;
+    /* no hard links either (some FUSE file systems): the lock still keeps storq runs apart */
+    struct stat st;
+    if (lstat(final_path, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(partial, final_path);
+}
+
+int storq_partial_commit(const char *partial, const char *final_path, int replace,
+                         storq_error *err)
 {
     storq_partial_trim(partial);
     if (fsync_path(partial, O_RDONLY) != 0)
         return storq_fail(err, STORQ_ERR_RUNTIME, "cannot sync '%s' to disk: %s", partial,
                           strerror(errno));
-    if (rename(partial, final_path) != 0)
+    int failed = replace ? rename(partial, final_path) : rename_noreplace(partial, final_path);
+    if (failed && !replace && errno == EEXIST)
+        return storq_fail(err, STORQ_ERR_USAGE, "'%s' appeared while this run was writing it and "
+                          "is left as it is; this run's result stays in '%s' (--force replaces)",
+                          final_path, partial);
+    if (failed)
         return storq_fail(err, STORQ_ERR_RUNTIME, "cannot rename '%s' to '%s': %s", partial,
                           final_path, strerror(errno));
     fsync_parent_dir(final_path);

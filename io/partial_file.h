@@ -27,7 +27,16 @@ int storq_partial_reserve(const char *partial, uint64_t bytes, const char *what,
 /* Free what storq_partial_reserve allocated past the end of the (closed) file. */
 void storq_partial_trim(const char *partial);
 
-/* The closed partial file to disk, renamed to final_path, and the rename to disk. */
-int storq_partial_commit(const char *partial, const char *final_path, storq_error *err);
+/* Under the output lock, before the partial is touched: without replace (--force), a final_path
+ * that exists now (written by a run that finished after this one's first look) is refused, a
+ * usage error. */
+int storq_partial_check_final(const char *final_path, int replace, const char *label,
+                              storq_error *err);
+
+/* The closed partial file to disk, renamed to final_path, and the rename to disk. Without
+ * replace, the rename never replaces a file that appeared meanwhile (renameat2 RENAME_NOREPLACE,
+ * or link + unlink where that is not supported): a usage error, the partial kept. */
+int storq_partial_commit(const char *partial, const char *final_path, int replace,
+                         storq_error *err);
 
 #endif

@@ -1,5 +1,7 @@
 #include "schema.h"
 
+#include "file_kind.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,6 +85,8 @@ int storq_schema_open(const char *path, const char *label, storq_schema_use use,
                       storq_error *err)
 {
     *file = -1;
+    /* a FIFO or a device is refused before anything opens it (H5Fis_hdf5 would block) */
+    STORQ_TRY(storq_open_regular(path, label, "a results file", NULL, err));
     /* errno says why far more clearly than HDF5's error stack. */
     if (access(path, R_OK) != 0)
         return refuse(err, label, "cannot read %s: %s", path, strerror(errno));

@@ -1,5 +1,6 @@
 #include "distribution.h"
 #include "number.h"
+#include "file_kind.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -184,16 +185,20 @@ static int read_trace(FILE *f, const char *path, const char *param, const char *
 static int load_trace(const char *path, const char *param, const char *spec, const char *acc,
                       const trace_file **out, storq_error *err)
 {
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* stat first (a device is never opened), then O_NONBLOCK and fstat: a FIFO swapped in
+     * meanwhile must not wait for a writer before it can be refused */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return bad(err, param, spec, acc, "trace file '%s' is not a regular file but %s; a "
+                   "trace must be a regular file", path, storq_file_kind(st.st_mode));
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return bad(err, param, spec, acc, "cannot read trace file '%s': %s", path,
                    strerror(errno));
-    struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return bad(err, param, spec, acc, "trace file '%s' is not a regular file (a device, "
-                   "FIFO or directory cannot be a trace)", path);
+        return bad(err, param, spec, acc, "trace file '%s' is not a regular file but %s; a "
+                   "trace must be a regular file", path, storq_file_kind(st.st_mode));
     }
     if ((unsigned long long)st.st_size > STORQ_TRACE_MAX_BYTES) {
         close(fd);

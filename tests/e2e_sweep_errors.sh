@@ -53,7 +53,7 @@ bad cr       "cr.ini:4: byte 7 of the line is a control character (0x0d)" "${hea
 bad longbad  "longbad.ini:4: \[supermarket\] n: 'x' is not an integer" "${head}n = $(seq -s ', ' 10 89), x\n"
 bad wrapbad  "wrapbad.ini:4: \[supermarket\] n: 'x' is not an integer" "${head}n = 10, 20,\n    30, x\n"
 mkdir dir.ini
-expect 2 "dir.ini: the sweep file is not a regular file" -- run dir.ini --dry-run
+expect 2 "'dir.ini' is not a regular file but a directory; a sweep file must be a regular file" -- run dir.ini --dry-run
 expect 2 "cannot read the sweep file" -- run missing.ini --dry-run
 # The same refusals without --dry-run.
 expect 2 "dup.ini:5: \[supermarket\] n: given twice (lines 4 and 5)" -- run dup.ini

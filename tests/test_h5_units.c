@@ -286,6 +286,11 @@ static void test_merge(const storq_params *points)
 {
     const char *t0 = "test_h5_units_t0.h5", *t1 = "test_h5_units_t1.h5";
     const char *merged = "test_h5_units_merged.h5";
+    /* a run never replaces a finished file without --force: leftovers of a failed run go first */
+    remove(t0);
+    remove(t1);
+    remove(merged);
+    remove("test_h5_units_merged.h5.partial");
     const char *merged_partial = "test_h5_units_merged.h5.partial";
     storq_error err = {0};
     for (size_t task = 0; task < 2; task++) {
@@ -328,6 +333,7 @@ static void test_merge(const storq_params *points)
         fclose(report);
     remove("test_h5_units_merge.txt");
     storq_run_meta meta = make_meta(0, 1);
+    meta.force = 1; /* the merged file of both tasks is still there: --resume --force */
     storq_h5_file *f = NULL;
     unsigned char done[NPOINTS];
     err = (storq_error){0};

@@ -76,6 +76,13 @@ static int find_target(run_state *st, size_t p, storq_error *err)
 
 /* Validate every point before anything runs, so a bad value deep in a sweep fails at once (in
  * every task of a job array alike). Another task's contexts are released at once. */
+/* A stop asked for before the results file exists: nothing to keep, nothing written. */
+static int stopped_early(storq_error *err)
+{
+    return storq_fail(err, STORQ_STOPPED, "stopped by signal %d while preparing the run; "
+                      "nothing was written", storq_interrupted());
+}
+
 static int prepare_points(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
@@ -89,6 +96,8 @@ static int prepare_points(run_state *st, storq_error *err)
     if (!st->ctx || !st->obs || !st->cost || !st->steps || !st->done || !st->target)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (size_t p = 0; p < n; p++) {
+        if (storq_interrupted()) /* a huge sweep's setup stops within a moment too */
+            return stopped_early(err);
         /* Warnings (e.g. --allow-unstable) once per distinct point, from rank 0 only. */
         STORQ_TRY(spec->model->prepare(&spec->points[p], &st->ctx[p], err));
         if (!storq_in_task(spec, p)) {
@@ -109,7 +118,8 @@ static int open_output(run_state *st, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
     storq_run_meta meta = {spec->command_line, spec->config_text, spec->seed, spec->replications,
-                           st->nranks, omp_get_max_threads(), spec->task_index, spec->task_count};
+                           st->nranks, omp_get_max_threads(), spec->task_index, spec->task_count,
+                           spec->force};
     if (st->rank != 0)
         return STORQ_OK;
     if (spec->task_index >= spec->npoints)
@@ -621,6 +631,8 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     pthread_mutex_init(&st.collect_lock, NULL);
 
     int rc = prepare_points(&st, err);
+    if (!rc && storq_interrupted())
+        rc = stopped_early(err);
     rc = storq_reduce_status(rc, st.comm);
     if (!rc)
         rc = storq_reduce_status(open_output(&st, err), st.comm);

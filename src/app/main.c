@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "h5_info.h"
@@ -12,6 +14,7 @@
 #include "help.h"
 #include "interrupt.h"
 #include "env_settings.h"
+#include "file_kind.h"
 #include "memory_budget.h"
 #include "mpi_session.h"
 #include "output_lock.h"
@@ -155,9 +158,6 @@ static int check_merge_paths(const char *out, char *const *inputs, size_t n, int
         STORQ_TRY(storq_output_lock_check(base, "merge", err));
     }
     struct stat st;
-    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode))
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists and is not a regular file; "
-                          "name a file path", out);
     if (stat(out, &st) == 0 && !force)
         return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists (a finished result); pass "
                           "--force to replace it, or name another file", out);
@@ -166,6 +166,28 @@ static int check_merge_paths(const char *out, char *const *inputs, size_t n, int
                           "merge): `storq run ... -o %s --resume` completes it, --force "
                           "replaces it", partial, out);
     return STORQ_OK;
+}
+
+/* A merge asked to stop while it verifies a large input (io/h5_check.c does not look at the
+ * stop flag): after a grace period the watchdog removes the partial file (only once it is this
+ * merge's own: the lock held and OUT.partial checked absent or --force given) and the lock, and
+ * the process ends with status 3. The inputs are only ever read. */
+typedef struct merge_stop {
+    char lock[4200], partial[4200];
+    atomic_int partial_ours;
+} merge_stop;
+
+static void merge_stopped(void *arg)
+{
+    merge_stop *stop = arg;
+    if (atomic_load(&stop->partial_ours))
+        unlink(stop->partial);
+    unlink(stop->lock);
+    char msg[160];
+    int len = snprintf(msg, sizeof msg, "storq: merge: stopped by signal %d; nothing was written "
+                       "and the inputs are untouched\n", storq_interrupted());
+    if (len > 0 && write(STDERR_FILENO, msg, (size_t)len) < 0)
+        _exit(STORQ_STOPPED);
 }
 
 static int cmd_merge(int argc, char **argv)
@@ -177,6 +199,8 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "storq: error: out of memory\n");
         return STORQ_ERR_RUNTIME;
     }
+    /* a stop removes the lock and the partial file, and leaves the inputs alone */
+    storq_interrupt_install();
     size_t n = 0;
     int force = 0;
     for (int i = 0; i < argc; i++) {
@@ -199,13 +223,29 @@ static int cmd_merge(int argc, char **argv)
     char *command = storq_command_line("merge", argc, argv);
     storq_output_lock *lock = NULL;
     int rc = command ? STORQ_OK : STORQ_RUNTIME_FAIL(&err, "out of memory");
+    /* what the paths are, before any is opened or a lock made beside them */
+    if (!rc)
+        rc = storq_check_output_kind(paths[0], "merge", &err);
+    for (size_t i = 1; !rc && i < n; i++)
+        rc = storq_open_regular(paths[i], "merge", "an input", NULL, &err);
     /* the lock first: a merge or run writing OUT now is named, and its file left alone */
     if (!rc)
         rc = storq_output_lock_take(paths[0], "merge", &lock, &err);
+    merge_stop stop = {0};
+    if (!rc) {
+        snprintf(stop.lock, sizeof stop.lock, "%s.lock", paths[0]);
+        snprintf(stop.partial, sizeof stop.partial, "%s.partial", paths[0]);
+        storq_interrupt_watchdog(0.5, merge_stopped, &stop);
+    }
     if (!rc)
         rc = check_merge_paths(paths[0], paths + 1, n - 1, force, &err);
+    atomic_store(&stop.partial_ours, !rc); /* from here on, OUT.partial is this merge's */
+    if (!rc && storq_interrupted())
+        rc = storq_fail(&err, STORQ_STOPPED, "merge: stopped by signal %d; nothing was written "
+                        "and the inputs are untouched", storq_interrupted());
     if (!rc)
         rc = storq_h5_merge(paths[0], paths + 1, n - 1, command, stdout, &err);
+    storq_interrupt_watchdog_end();
     storq_output_lock_release(&lock);
     free(command);
     free(paths);
@@ -216,6 +256,8 @@ static int cmd_run(int argc, char **argv)
 {
     /* Before MPI starts, only the launcher's rank 0 warns (every rank parses the same input). */
     storq_warn_enable(storq_launcher_rank() == 0);
+    /* from the first moment: a signal during a huge sweep's setup stops it too (exit 3) */
+    storq_interrupt_install();
     storq_error err = {0};
     storq_run_spec spec;
     /* Every rank parses the same arguments and files, so they agree on the points. --help and
@@ -223,6 +265,15 @@ static int cmd_run(int argc, char **argv)
     int rc = storq_run_spec_parse(argc, argv, &spec, &err), parsed = rc == 0;
     if (!rc && !spec.help)
         rc = storq_plan_check(&spec, &err);
+    if (!rc && storq_interrupted())
+        rc = storq_fail(&err, STORQ_STOPPED, "stopped by signal %d while reading the run; "
+                        "nothing was written", storq_interrupted());
+    if (rc == STORQ_STOPPED) { /* before MPI starts: each process of a launch says it alone */
+        if (storq_launcher_rank() == 0)
+            report_error(&err, 0);
+        storq_run_spec_free(&spec);
+        return rc;
+    }
     if (spec.help || spec.dry_run) {
         if (storq_launcher_rank() == 0) {
             if (rc)

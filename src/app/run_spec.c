@@ -9,8 +9,10 @@
 #include "args.h"
 #include "classes.h"
 #include "number.h"
+#include "file_kind.h"
 #include "output_lock.h"
 #include "registry.h"
+#include "stop.h"
 #include "sweep_file.h"
 #include "sweep_paths.h"
 
@@ -303,6 +305,10 @@ static int expand_points(storq_run_spec *spec, storq_error *err)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     spec->npoints = total;
     for (size_t p = 0; p < total; p++) {
+        /* a huge sweep takes seconds here: a stop asked for now is honoured now (exit 3) */
+        if (p % 1024 == 0 && storq_stop_signal())
+            return storq_fail(err, STORQ_STOPPED, "stopped by signal %d while reading the run; "
+                              "nothing was written", storq_stop_signal());
         storq_params *pt = &spec->points[p];
         pt->model = spec->model;
         pt->n = np;
@@ -797,11 +803,9 @@ static int check_output(const storq_run_spec *spec, const char *sweep, storq_err
     struct stat st, sw;
     const char *out = spec->output;
     /* a run writing it now: name it, before any advice that would replace its file */
+    STORQ_TRY(storq_check_output_kind(out, "--output", err));
     STORQ_TRY(storq_output_lock_check(out, "--output", err));
     if (stat(out, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
-            return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' exists and is not a regular "
-                              "file; name a file path", out);
         if (sweep && stat(sweep, &sw) == 0 && sw.st_dev == st.st_dev && sw.st_ino == st.st_ino)
             return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is the sweep file itself",
                               out);

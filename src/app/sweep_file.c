@@ -1,5 +1,7 @@
 #include "sweep_file.h"
 
+#include "file_kind.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,7 +207,10 @@ static int read_line(storq_sweep_file *f, char *s, int line, char *section, size
 
 static int read_all(const char *path, char **text, size_t *len, storq_error *err)
 {
-    FILE *fp = fopen(path, "rb");
+    /* what it is before it is opened: a FIFO or a device would block or worse */
+    int fd = -1;
+    STORQ_TRY(storq_open_regular(path, NULL, "a sweep file", &fd, err));
+    FILE *fp = fd >= 0 ? fdopen(fd, "rb") : fopen(path, "rb");
     if (!fp)
         return storq_fail(err, STORQ_ERR_USAGE, "%s: cannot read the sweep file: %s", path,
                           strerror(errno));
