@@ -70,4 +70,23 @@ check_estimate "cluster coupled" "cluster --m 3000000 --lambda 2100000 --warmup 
 check_estimate "cluster BR alone" "cluster --m 12000000 --lambda 8400000 --policy BR --warmup 0 --arrivals 2000000" "cluster --m 10 --lambda 7 --policy BR --warmup 0 --arrivals 2000000" 110
 check_estimate "forkjoin with companion" "forkjoin --n 1000000 --k 500000 --correlation 0.5 --warmup 0 --arrivals 20" "forkjoin --n 10 --k 5 --correlation 0.5 --warmup 0 --arrivals 20"
 
+# The supermarket's theory (its refined solve, dense over the fixed point's levels): refused before
+# any file when it would not fit (at 0.99 it peaked at 497 MB; at 0.999 it tried 12 GB, then
+# exited 1 with a partial file), and the refusal itself stays small.
+expect 2 "\-\-lambda 0.99 with \-\-L 1 \-\-k 1 need 0.453 GiB for the mean-field theory's refined solve .*; at most 0.0977 GiB are allowed (\-\-memory-limit 100M" -- run supermarket --n 10 --L 1 --lambda 0.99 --memory-limit 100M -r 2
+expect 2 "\-\-lambda 0.999 with \-\-L 1 \-\-k 1 need 45.6 GiB for the mean-field theory's refined solve" -- run supermarket --n 10 --L 1 --lambda 0.999 --memory-limit 100M -r 2
+peak=$("$python" - "$storq" run supermarket --n 10 --L 1 --lambda 0.999 --memory-limit 100M -r 2 -o refused.h5 <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+if [ "$peak" -lt 102400 ] && ! ls refused.h5* >/dev/null 2>&1; then echo "ok: the refused theory peaked at $peak KiB, no file"
+else echo "FAIL: the refused theory peaked at $peak KiB (or left a file)"; failures=$((failures + 1)); fi
+# Under the limit the theory runs: its estimate is not below what it touched (0.9 at --L 1).
+est=$(STORQ_MEMORY_LIMIT=1M "$storq" run supermarket --n 10 --L 1 --lambda 0.95 --warmup 0 --arrivals 100 -r 2 -o est.h5 2>&1 | sed -n "s/.* need \([0-9.e+-]*\) GiB for the mean-field.*/\1/p" | awk '{printf "%d", $1 * 1048576}')
+grown=$(( $(peak_kib run supermarket --n 10 --L 1 --lambda 0.95 --warmup 0 --arrivals 100 -r 2 -o t1.h5 --quiet --force) - $(peak_kib run supermarket --n 10 --L 1 --lambda 0.5 --warmup 0 --arrivals 100 -r 2 -o t2.h5 --quiet --force) ))
+if [ -n "$est" ] && [ "$est" -ge $((grown * 9 / 10)) ]; then echo "ok: supermarket theory: estimate $est KiB, touched $grown KiB"
+else echo "FAIL: supermarket theory: estimate '$est' KiB below the $grown KiB it touched"; failures=$((failures + 1)); fi
+
 [ "$failures" -eq 0 ] && echo "all memory checks passed" || { echo "$failures failed"; exit 1; }

@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "meanfield.h"
+#include "memory.h"
 #include "refined.h"
 
 /* Most levels for which V(t) of a transient run is computed (a d x d W per RK4 stage). */
@@ -99,6 +100,28 @@ static int add_refined(storq_theory *out, const smk_ctx *c, const double *u, siz
 done:
     free(V);
     return rc;
+}
+
+size_t storq_smk_theory_bytes(const smk_ctx *c)
+{
+    if (c->mode != SMK_MODE_STEADY || !(c->load < 1.0))
+        return 0;
+    size_t deep = storq_sm_auto_levels((int)c->L, (int)c->k, c->load, 1e-17, 100000);
+    if (deep < c->levels)
+        deep = c->levels;
+    /* storq_sm_refined_steady at d = deep - 1, then 2 deep: the d x d Jacobian; with W (k < L)
+     * also the noise, W and Smith's 5 work matrices, but only up to STORQ_SM_REFINED_MAX_DIM */
+    const int need_w = c->k < c->L && c->L >= 2;
+    const size_t dims[2] = {deep - 1, 2 * deep};
+    size_t worst = 0;
+    for (int i = 0; i < 2; i++) {
+        if (need_w && dims[i] > STORQ_SM_REFINED_MAX_DIM)
+            continue;
+        const size_t b = storq_bytes_mul(storq_bytes_mul(dims[i], dims[i]),
+                                         (need_w ? 8 : 1) * sizeof(double));
+        worst = b > worst ? b : worst;
+    }
+    return storq_bytes_add(worst, storq_bytes_mul(5 * deep + 2 * c->levels, sizeof(double)));
 }
 
 int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
