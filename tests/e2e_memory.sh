@@ -89,4 +89,18 @@ grown=$(( $(peak_kib run supermarket --n 10 --L 1 --lambda 0.95 --warmup 0 --arr
 if [ -n "$est" ] && [ "$est" -ge $((grown * 9 / 10)) ]; then echo "ok: supermarket theory: estimate $est KiB, touched $grown KiB"
 else echo "FAIL: supermarket theory: estimate '$est' KiB below the $grown KiB it touched"; failures=$((failures + 1)); fi
 
+# A sweep's prepared points (each one's model context and observables, about 8 KiB for the
+# supermarket): 100,000 points under 50M are refused after the first points, not after all (a
+# 990,000-point sweep reached 9.5 GB). The points' own list (about 1 KiB each) is not yet counted.
+n_list=$(seq -s, 10 109); l_list=$("$python" -c "print(','.join('%.4f' % (0.0005 + i * 0.000999) for i in range(1000)))")
+expect 2 "the run's 100000 points need 0.8 GiB prepared at once (up to 8.39 KiB each, .*; at most 0.0488 GiB are allowed (\-\-memory-limit 50M" -- run supermarket --n "$n_list" --lambda "$l_list" --memory-limit 50M -r 2
+peak=$("$python" - "$storq" run supermarket --n "$n_list" --lambda "$l_list" --memory-limit 50M -r 2 -o sweep.h5 <<'PY'
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+)
+if [ "$peak" -lt 204800 ] && ! ls sweep.h5* >/dev/null 2>&1; then echo "ok: the refused sweep peaked at $peak KiB, no file"
+else echo "FAIL: the refused sweep peaked at $peak KiB (or left a file)"; failures=$((failures + 1)); fi
+
 [ "$failures" -eq 0 ] && echo "all memory checks passed" || { echo "$failures failed"; exit 1; }
