@@ -102,9 +102,28 @@ done:
     return rc;
 }
 
+/* The transient theory: the ODE's grid x depth matrix and the reported grid x levels (and their
+ * copies in the theory's arrays), with V(t) beside them at up to SMK_REFINED_T_MAX levels. */
+static size_t transient_bytes(const smk_ctx *c)
+{
+    const size_t nl = c->levels, depth = c->start_depth + 1, rows = c->grid + 1;
+    const size_t extra = c->load < 1.0 ? storq_sm_auto_levels((int)c->L, (int)c->k, c->load,
+                                                              1e-10, 10000)
+                                       : 64;
+    const size_t nd = nl > depth + extra ? nl : depth + extra;
+    const size_t grid_nd = storq_bytes_mul(rows, nd), grid_nl = storq_bytes_mul(rows, nl);
+    size_t doubles = storq_bytes_add(storq_bytes_add(nd, 3 * rows),
+                                     storq_bytes_add(grid_nd, storq_bytes_mul(grid_nl, 2)));
+    if (nd - 1 <= SMK_REFINED_T_MAX)
+        doubles = storq_bytes_add(doubles, storq_bytes_add(grid_nd, storq_bytes_mul(grid_nl, 4)));
+    return storq_bytes_mul(doubles, sizeof(double));
+}
+
 size_t storq_smk_theory_bytes(const smk_ctx *c)
 {
-    if (c->mode != SMK_MODE_STEADY || !(c->load < 1.0))
+    if (c->mode == SMK_MODE_TRANSIENT)
+        return transient_bytes(c);
+    if (!(c->load < 1.0))
         return 0;
     size_t deep = storq_sm_auto_levels((int)c->L, (int)c->k, c->load, 1e-17, 100000);
     if (deep < c->levels)

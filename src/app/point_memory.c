@@ -15,7 +15,7 @@ static size_t heap_bytes(void)
 void storq_point_memory_start(storq_point_memory *m)
 {
     m->base = m->before = heap_bytes();
-    m->worst = 0;
+    m->each = 0;
 }
 
 void storq_point_memory_before(storq_point_memory *m)
@@ -28,14 +28,16 @@ int storq_point_memory_after(storq_point_memory *m, size_t left, size_t npoints,
 {
     const size_t now = heap_bytes();
     const size_t grown = now > m->before ? now - m->before : 0;
-    /* the first point also loads what all share (a trace file's cache): not a point's size */
-    if (m->before != m->base && grown > m->worst)
-        m->worst = grown;
+    /* the smallest point after the first: a one-off load (a trace file's cache, which the first
+     * point or any later one may bring in) is not what every point takes; what is held is
+     * measured, so larger points are counted as they come */
+    if (m->before != m->base && (m->each == 0 || grown < m->each))
+        m->each = grown;
     const size_t held = now > m->base ? now - m->base : 0;
-    const size_t need = storq_bytes_add(held, storq_bytes_mul(left, m->worst));
+    const size_t need = storq_bytes_add(held, storq_bytes_mul(left, m->each));
     char what[64], for_what[160];
     snprintf(what, sizeof what, "the run's %zu points", npoints);
-    snprintf(for_what, sizeof for_what, "prepared at once (up to %.3g KiB each, measured as they "
-             "are prepared; --task I/N splits a sweep)", (double)m->worst / 1024.0);
+    snprintf(for_what, sizeof for_what, "prepared at once (at least %.3g KiB each, measured as "
+             "they are prepared; --task I/N splits a sweep)", (double)m->each / 1024.0);
     return storq_memory_check_rank(need, what, for_what, err);
 }
