@@ -349,18 +349,21 @@ int storq_summary_compute(storq_summary *s, const storq_point_result *res, storq
     }
     double t = R > 1 ? storq_t_quantile(0.95, R - 1) : INFINITY;
     for (size_t j = 0; j < nv; j++) {
-        /* Two passes in replication order: the same numbers whatever ran where. */
+        /* Two passes in replication order: the same numbers whatever ran where. In units of
+         * 2^k near the largest value, so that squares at time scales like 1e-200 do not
+         * underflow to a ci95 of 0 (nor sums at 1e300 overflow); exact, hence the same bits. */
+        const int k = storq_scale_exponent(res->values + j, R, nv);
         double sum = 0.0;
         for (size_t r = 0; r < R; r++)
-            sum += res->values[r * nv + j];
+            sum += ldexp(res->values[r * nv + j], -k);
         double mean = R ? sum / (double)R : NAN;
         double ss = 0.0;
         for (size_t r = 0; r < R; r++) {
-            double d = res->values[r * nv + j] - mean;
+            double d = ldexp(res->values[r * nv + j], -k) - mean;
             ss += d * d;
         }
-        s->mean[j] = mean;
-        s->stderr_[j] = R > 1 ? sqrt(ss / (double)(R - 1) / (double)R) : INFINITY;
+        s->mean[j] = ldexp(mean, k);
+        s->stderr_[j] = R > 1 ? ldexp(sqrt(ss / (double)(R - 1) / (double)R), k) : INFINITY;
         s->ci95[j] = R > 1 ? t * s->stderr_[j] : INFINITY;
     }
     return STORQ_OK;

@@ -84,3 +84,16 @@ double storq_chi2_sf(double x, int df)
 {
     return gamma_q(df / 2.0, x / 2.0);
 }
+
+int storq_scale_exponent(const double *x, size_t n, size_t stride)
+{
+    double top = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double a = fabs(x[i * stride]);
+        if (isfinite(a) && a > top)
+            top = a;
+    }
+    int k = 0;
+    frexp(top, &k);
+    return k;
+}

@@ -12,4 +12,10 @@ double storq_t_quantile(double level, size_t df);
 /* P(X > x) for X chi-square with df degrees of freedom (regularised upper incomplete gamma). */
 double storq_chi2_sf(double x, int df);
 
+/* k with max |x| = m 2^k, m in [0.5, 1), over the finite x[i * stride] (0 when there are none).
+ * Sums and squares of x 2^-k cannot overflow or underflow on any time scale, and scaling by a
+ * power of two is exact: results scaled back with ldexp are bit-identical to the plain formula
+ * wherever that one neither overflowed nor underflowed. */
+int storq_scale_exponent(const double *x, size_t n, size_t stride);
+
 #endif

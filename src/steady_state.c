@@ -32,32 +32,35 @@ void storq_steady_check_pairs(const double *first, const double *second, size_t 
     out->quantile = out->floor = NAN;
     if (n == 0)
         return;
-    /* sums in replication order: the same bits whatever ran where */
+    /* sums in replication order: the same bits whatever ran where; in units of 2^k near the
+     * largest half (exact), so that neither the squares underflow at time scales like 1e-300
+     * (a stderr of 0 and |t| = inf) nor the sums overflow */
+    const int k1 = storq_scale_exponent(first, n, stride);
+    const int k2 = storq_scale_exponent(second, n, stride), K = k1 > k2 ? k1 : k2;
     double s1 = 0.0, s2 = 0.0, sd = 0.0;
     int finite = 1;
     for (size_t i = 0; i < n; i++) {
-        const double a = first[i * stride], b = second[i * stride];
+        const double a = ldexp(first[i * stride], -K), b = ldexp(second[i * stride], -K);
         finite &= isfinite(a) && isfinite(b);
         s1 += a;
         s2 += b;
         sd += a - b;
     }
-    const double N = (double)n;
-    out->first = s1 / N;
-    out->second = s2 / N;
-    out->drift = sd / N;
-    out->floor = STORQ_STEADY_FLOOR * fabs(0.5 * (out->first + out->second));
+    const double N = (double)n, drift = sd / N;
+    out->first = ldexp(s1 / N, K);
+    out->second = ldexp(s2 / N, K);
+    out->drift = ldexp(drift, K);
+    out->floor = STORQ_STEADY_FLOOR * fabs(0.5 * out->first + 0.5 * out->second);
     if (n < 2 || !finite)
         return;
     double ss = 0.0;
     for (size_t i = 0; i < n; i++) {
-        const double e = first[i * stride] - second[i * stride] - out->drift;
+        const double e = ldexp(first[i * stride], -K) - ldexp(second[i * stride], -K) - drift;
         ss += e * e;
     }
-    out->stderr_ = sqrt(ss / (N - 1.0) / N);
-    out->t = out->stderr_ > 0.0 ? out->drift / out->stderr_
-             : out->drift == 0.0 ? 0.0
-                                 : copysign(INFINITY, out->drift);
+    const double se = sqrt(ss / (N - 1.0) / N); /* t is the same in these units */
+    out->stderr_ = ldexp(se, K);
+    out->t = se > 0.0 ? drift / se : drift == 0.0 ? 0.0 : copysign(INFINITY, drift);
     out->quantile = storq_t_quantile(STORQ_STEADY_LEVEL, n - 1);
     out->tested = 1;
     out->warn = fabs(out->t) > out->quantile && fabs(out->drift) > out->floor;

@@ -60,3 +60,7 @@ set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL T
 # storq theory and storq info output: formats, summary, quantiles, theory column (issue 13)
 add_test(NAME e2e_views COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_views.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_views PROPERTIES LABELS "e2e" TIMEOUT 120)
+add_test(NAME e2e_option_values
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_option_values.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_option_values PROPERTIES LABELS "e2e" TIMEOUT 120
+  ENVIRONMENT "${STORQ_MPI_ENV}")

@@ -128,6 +128,20 @@ static void test_histograms(void)
     CHECK_NEAR(sum.stderr_[j], sqrt(var / 3), 1e-15);
     CHECK_NEAR(sum.ci95[j], storq_t_quantile(0.95, 2) * sqrt(var / 3), 1e-12);
     CHECK_NEAR(sum.mean[obs.defs[v].value_offset + 3], 4.0, 1e-15);
+    /* any time scale: the same values in units of 1e-200 or 1e300 give the same statistics
+     * scaled (squared in seconds, 1e-200 underflowed to a ci95 of 0; 1e300 overflowed) */
+    const size_t nv = obs.nvalues;
+    const double scales[2] = {1e-200, 1e300};
+    for (int i = 0; i < 2; i++) {
+        const double scale = scales[i];
+        for (size_t r = 0; r < 3; r++)
+            res.values[r * nv + j] = means[r] * scale;
+        storq_summary sc;
+        CHECK(storq_summary_compute(&sc, &res, &err) == 0);
+        CHECK_NEAR(sc.mean[j] / (sum.mean[j] * scale), 1.0, 1e-14);
+        CHECK_NEAR(sc.ci95[j] / (sum.ci95[j] * scale), 1.0, 1e-14);
+        storq_summary_free(&sc);
+    }
     storq_summary_free(&sum);
     storq_point_result_free(&res);
     storq_record_free(&rec);

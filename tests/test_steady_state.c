@@ -55,6 +55,29 @@ static void check_by_hand(void)
     CHECK(c.tested && !c.warn && c.t == 0.0);
 }
 
+/* Any time scale: the halves scaled by 1e-300 or 1e300 give the same t, and drift and stderr
+ * scaled (the squares of 1e-300 underflowed: stderr 0, |t| = inf, a false warning). */
+static void check_time_scales(void)
+{
+    const double f[4] = {1.0, 2.0, 3.0, 4.0}, s[4] = {1.5, 2.5, 3.1, 4.4};
+    storq_steady_check c;
+    storq_steady_check_pairs(f, s, 4, 1, &c);
+    const double scales[3] = {1e-300, 1e300, 0x1p-1000};
+    for (int i = 0; i < 3; i++) {
+        double fs[4], ss[4];
+        for (int j = 0; j < 4; j++) {
+            fs[j] = f[j] * scales[i];
+            ss[j] = s[j] * scales[i];
+        }
+        storq_steady_check x;
+        storq_steady_check_pairs(fs, ss, 4, 1, &x);
+        CHECK(x.tested && x.warn == c.warn);
+        CHECK_NEAR(x.t / c.t, 1.0, 1e-12);
+        CHECK_NEAR(x.stderr_ / (c.stderr_ * scales[i]), 1.0, 1e-12);
+        CHECK_NEAR(x.drift / (c.drift * scales[i]), 1.0, 1e-12);
+    }
+}
+
 /* A standard normal from two uniforms (Box-Muller, one of the pair). */
 static double normal(storq_rng *rng)
 {
@@ -224,6 +247,7 @@ static void check_models(void)
 int main(void)
 {
     check_by_hand();
+    check_time_scales();
     check_rates();
     check_models();
     return check_report("test_steady_state");

@@ -200,9 +200,13 @@ static void cl_delay_grid(cl_ctx *c)
 {
     double lo = c->Ec / c->mu, scale = lo * c->Eceil;
     double ec2 = c->cdist.var + c->Ec * c->Ec;
-    if (c->rho < 1.0 && isfinite(ec2))
-        scale += c->lambda * ec2 * c->EX2 / (2.0 * c->mu * c->mu * (1.0 - c->rho));
-    else
+    if (c->rho < 1.0 && isfinite(ec2)) {
+        /* rates in units of 2^k near mu (exact): mu^2 overflows at time scales like 1e-200 */
+        int k = 0;
+        frexp(c->mu, &k);
+        const double l = ldexp(c->lambda, -k), m = ldexp(c->mu, -k);
+        scale += ldexp(l * ec2 * c->EX2 / (2.0 * m * m * (1.0 - c->rho)), -k);
+    } else
         scale = 100.0 * lo;
     double hi = 100.0 * scale;
     if (!(hi > 10.0 * lo))

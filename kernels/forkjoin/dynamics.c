@@ -278,14 +278,19 @@ static void fj_group_summary(const fj_ctx *c, const fj_system *s, int which, dou
         sum += v;
         top = v > top ? v : top;
     }
-    const double mean = sum / (double)c->g;
+    /* in units of 2^k near the largest value (exact): squares at time scales like 1e-200
+     * would underflow to an sd of 0 */
+    int k = 0;
+    if (isfinite(top))
+        frexp(top, &k);
+    const double mean = ldexp(sum / (double)c->g, -k);
     double ss = 0.0;
     for (uint64_t G = 0; G < c->g; G++) {
-        const double d = fj_group_value(c, s, G, which, Tmeas) - mean;
+        const double d = ldexp(fj_group_value(c, s, G, which, Tmeas), -k) - mean;
         ss += d * d;
     }
     storq_record_scalar(rec, max, top);
-    storq_record_scalar(rec, sd, sqrt(ss / (double)c->g));
+    storq_record_scalar(rec, sd, ldexp(sqrt(ss / (double)c->g), k));
 }
 
 int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,

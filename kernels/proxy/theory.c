@@ -50,7 +50,11 @@ double storq_px_queueing(const px_ctx *x, const px_class *c, uint64_t n, double 
     const double C = storq_px_capacity(x, c, n);
     if (!(lambda < C))
         return INFINITY;
-    return lambda * (1.0 + 1.0 / (double)n) / (2.0 * C * (C - lambda));
+    /* rates in units of 2^k near C (exact): C^2 overflows at time scales like 1e-200 */
+    int k = 0;
+    frexp(C, &k);
+    const double cs = ldexp(C, -k), l = ldexp(lambda, -k);
+    return ldexp(l * (1.0 + 1.0 / (double)n) / (2.0 * cs * (cs - l)), -k);
 }
 
 static double px_total(const px_ctx *x, const px_class *c, uint64_t n, double lambda)

@@ -169,6 +169,10 @@ int storq_smk_replicate(const void *ctx, const storq_stream_key *key, storq_reco
                   storq_error *err);
 /* The mean-field arrays of the point, and the simulation against them (theory.c). */
 int storq_smk_theory(const void *ctx, storq_theory *out, storq_error *err);
+/* The bytes the theory holds at its peak (steady: the refined solve's dense matrices, sized by
+ * the levels the fixed point needs; transient: the ODE over the time grid), for the memory check
+ * in prepare; 0 when it allocates little. */
+size_t storq_smk_theory_bytes(const smk_ctx *c);
 int storq_smk_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
                 storq_theory *out, storq_error *err);
 

@@ -180,6 +180,25 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
             goto fail;
     }
     {
+        /* the theory's refined solve is sized by the levels the fixed point needs: 12 GB at
+         * --L 1 --lambda 0.999, allocated after the results file was created */
+        char what[96];
+        if (c->mode == SMK_MODE_TRANSIENT)
+            snprintf(what, sizeof what, "--grid %llu at --lambda %g", (unsigned long long)c->grid,
+                     c->lambda);
+        else
+            snprintf(what, sizeof what, "--lambda %g with --L %u --k %u", c->lambda, c->L, c->k);
+        rc = storq_memory_check_rank(storq_smk_theory_bytes(c), what,
+                                     c->mode == SMK_MODE_TRANSIENT
+                                         ? "for the mean-field theory's ODE over the time grid "
+                                           "(--grid) and the levels it integrates"
+                                         : "for the mean-field theory's refined solve (its dense "
+                                           "matrices over the fixed point's levels)",
+                                     err);
+        if (rc)
+            goto fail;
+    }
+    {
         /* the clock never rebases: it runs over the whole run (steady: warmup + arrivals jobs
          * at total rate n lambda; transient: the horizon); the shortest times are the service
          * and the interarrival gaps */

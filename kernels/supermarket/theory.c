@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "meanfield.h"
+#include "memory.h"
 #include "refined.h"
 
 /* Most levels for which V(t) of a transient run is computed (a d x d W per RK4 stage). */
@@ -99,6 +100,47 @@ static int add_refined(storq_theory *out, const smk_ctx *c, const double *u, siz
 done:
     free(V);
     return rc;
+}
+
+/* The transient theory: the ODE's grid x depth matrix and the reported grid x levels (and their
+ * copies in the theory's arrays), with V(t) beside them at up to SMK_REFINED_T_MAX levels. */
+static size_t transient_bytes(const smk_ctx *c)
+{
+    const size_t nl = c->levels, depth = c->start_depth + 1, rows = c->grid + 1;
+    const size_t extra = c->load < 1.0 ? storq_sm_auto_levels((int)c->L, (int)c->k, c->load,
+                                                              1e-10, 10000)
+                                       : 64;
+    const size_t nd = nl > depth + extra ? nl : depth + extra;
+    const size_t grid_nd = storq_bytes_mul(rows, nd), grid_nl = storq_bytes_mul(rows, nl);
+    size_t doubles = storq_bytes_add(storq_bytes_add(nd, 3 * rows),
+                                     storq_bytes_add(grid_nd, storq_bytes_mul(grid_nl, 2)));
+    if (nd - 1 <= SMK_REFINED_T_MAX)
+        doubles = storq_bytes_add(doubles, storq_bytes_add(grid_nd, storq_bytes_mul(grid_nl, 4)));
+    return storq_bytes_mul(doubles, sizeof(double));
+}
+
+size_t storq_smk_theory_bytes(const smk_ctx *c)
+{
+    if (c->mode == SMK_MODE_TRANSIENT)
+        return transient_bytes(c);
+    if (!(c->load < 1.0))
+        return 0;
+    size_t deep = storq_sm_auto_levels((int)c->L, (int)c->k, c->load, 1e-17, 100000);
+    if (deep < c->levels)
+        deep = c->levels;
+    /* storq_sm_refined_steady at d = deep - 1, then 2 deep: the d x d Jacobian; with W (k < L)
+     * also the noise, W and Smith's 5 work matrices, but only up to STORQ_SM_REFINED_MAX_DIM */
+    const int need_w = c->k < c->L && c->L >= 2;
+    const size_t dims[2] = {deep - 1, 2 * deep};
+    size_t worst = 0;
+    for (int i = 0; i < 2; i++) {
+        if (need_w && dims[i] > STORQ_SM_REFINED_MAX_DIM)
+            continue;
+        const size_t b = storq_bytes_mul(storq_bytes_mul(dims[i], dims[i]),
+                                         (need_w ? 8 : 1) * sizeof(double));
+        worst = b > worst ? b : worst;
+    }
+    return storq_bytes_add(worst, storq_bytes_mul(5 * deep + 2 * c->levels, sizeof(double)));
 }
 
 int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)

@@ -69,6 +69,44 @@ static int add_param(storq_args *args, const char *name, size_t len, const char 
     return STORQ_OK;
 }
 
+/* A word that reads as an option, not a value: `-o --force` must not write a file named
+ * --force. Negative numbers (-1, -.5) stay values. */
+static int looks_like_option(const char *v)
+{
+    return v[0] == '-' && (v[1] == '-' || (v[1] >= 'a' && v[1] <= 'z') ||
+                           (v[1] >= 'A' && v[1] <= 'Z'));
+}
+
+/* Store a run option's value, refusing what cannot be one. */
+static int set_value(storq_args *args, const char **slot, const char *option, const char *v,
+                     storq_error *err)
+{
+    if (looks_like_option(v))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value, not the option '%s' (a "
+                          "value that starts with '-' is given as %s=VALUE)", option, v,
+                          !strcmp(option, "-o")   ? "--output"
+                          : !strcmp(option, "-r") ? "--replications"
+                                                  : option);
+    if (slot == &args->output && !strcmp(v, "-"))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s -: the results are an HDF5 file, which "
+                          "cannot be streamed to standard output; name a file (e.g. -o "
+                          "out.h5)", option);
+    *slot = v;
+    return STORQ_OK;
+}
+
+/* --name=value of a run option: its slot (the value after '='), or NULL. */
+static const char **valued_option_eq(storq_args *args, const char *a, const char *eq)
+{
+    char name[32];
+    size_t len = (size_t)(eq - a);
+    if (len >= sizeof name)
+        return NULL;
+    memcpy(name, a, len);
+    name[len] = '\0';
+    return valued_option(args, name);
+}
+
 static int parse(int argc, char **argv, int with_run_options, storq_args *args,
                  storq_error *err)
 {
@@ -76,14 +114,20 @@ static int parse(int argc, char **argv, int with_run_options, storq_args *args,
         const char *a = argv[i];
         int *flag = flag_option(args, a, with_run_options);
         const char **slot = with_run_options ? valued_option(args, a) : NULL;
+        const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+        const char **eq_slot = eq && with_run_options ? valued_option_eq(args, a, eq) : NULL;
         if (flag) {
             *flag = 1;
         } else if (slot) {
             if (i + 1 >= argc)
                 return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
-            *slot = argv[++i];
+            STORQ_TRY(set_value(args, slot, a, argv[++i], err));
+        } else if (eq_slot) {
+            /* --output=x: what follows '=' is the value, whatever it looks like */
+            if (eq_slot == &args->output && !strcmp(eq + 1, "-"))
+                return set_value(args, eq_slot, "--output", "-", err);
+            *eq_slot = eq + 1;
         } else if (!strncmp(a, "--", 2) && a[2]) {
-            const char *eq = strchr(a, '=');
             if (eq) {
                 STORQ_TRY(add_param(args, a + 2, (size_t)(eq - a - 2), eq + 1, err));
             } else {

@@ -9,6 +9,7 @@
 
 #include "env_settings.h"
 #include "interrupt.h"
+#include "point_memory.h"
 #include "reduce.h"
 #include "run_state.h"
 #include "stop.h"
@@ -95,10 +96,14 @@ static int prepare_points(run_state *st, storq_error *err)
     st->target = calloc(n ? n : 1, sizeof *st->target);
     if (!st->ctx || !st->obs || !st->cost || !st->steps || !st->done || !st->target)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
+    storq_point_memory mem;
+    storq_point_memory_start(&mem);
+    const size_t N = spec->task_count, I = spec->task_index, mine = n > I ? (n - I - 1) / N + 1 : 0;
     for (size_t p = 0; p < n; p++) {
         if (storq_interrupted()) /* a huge sweep's setup stops within a moment too */
             return stopped_early(err);
         /* Warnings (e.g. --allow-unstable) once per distinct point, from rank 0 only. */
+        storq_point_memory_before(&mem);
         STORQ_TRY(spec->model->prepare(&spec->points[p], &st->ctx[p], err));
         if (!storq_in_task(spec, p)) {
             spec->model->release(st->ctx[p]);
@@ -110,6 +115,7 @@ static int prepare_points(run_state *st, storq_error *err)
         st->steps[p] = spec->model->steps ? spec->model->steps(st->ctx[p]) : 0.0;
         if (spec->precision)
             STORQ_TRY(find_target(st, p, err));
+        STORQ_TRY(storq_point_memory_after(&mem, mine - (p - I) / N - 1, mine, err));
     }
     return STORQ_OK;
 }

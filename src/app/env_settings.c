@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "number.h"
+#include "thread_cores.h"
 
 static const char *const settings[] = {"STORQ_CHECKPOINT_INTERVAL", "STORQ_PROGRESS_INTERVAL"};
 
@@ -20,7 +21,7 @@ int storq_env_check(storq_error *err)
             return storq_fail(err, STORQ_ERR_USAGE, "%s: '%.40s' is not a number of seconds "
                               ">= 0 (decimal, as in 5 or 0.5)", settings[i], v);
     }
-    return STORQ_OK;
+    return storq_threads_check(err);
 }
 
 double storq_env_seconds(const char *name, double fallback)

@@ -6,7 +6,8 @@
 
 #include "error.h"
 
-/* A usage error naming the variable when one is set but not a number of seconds >= 0. */
+/* A usage error naming the variable when one is set but not a number of seconds >= 0, or when
+ * OMP_NUM_THREADS is absurd (storq_threads_check). */
 int storq_env_check(storq_error *err);
 
 /* The variable's seconds, or fallback when it is unset (or malformed: storq_env_check refuses

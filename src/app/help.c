@@ -200,8 +200,8 @@ static void man_model(const storq_model *m, FILE *out)
         roff_paragraphs(doc->summary, out);
         fputs(".PP\n", out);
     }
-    fputs("Parameters (\\fB\\-\\-name value\\fR on the command line, \\fBname = value\\fR in the "
-          "model's section of a sweep file):\n", out);
+    fputs("Parameters (\\fB\\-\\-name value\\fR or \\fB\\-\\-name=value\\fR on the command "
+          "line, \\fBname = value\\fR in the model's section of a sweep file):\n", out);
     for (const storq_param_def *d = m->params; d->name; d++) {
         char range[512];
         accepted(d, range, sizeof range);

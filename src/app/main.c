@@ -36,7 +36,7 @@ static const char usage_text[] =
     "  (--dry-run --workers W[,W...]: predict the run on W workers instead: seconds per unit, wall time, efficiency, the largest W keeping 0.9)\n"
     "  (--calibrate-from FILE.h5: with --workers, the seconds from an earlier run's units instead of a short calibration here)\n"
     "  (--precision REL[:OBSERVABLE] --max-replications N: batches of -r replications until the 95% CI is within REL of the mean)\n"
-    "  (options and parameters in any order, before or after the model; --help with a model lists its parameters)\n"
+    "  (options and parameters in any order, before or after the model, as --name value or --name=value (a value starting with -: --name=-x); --help with a model lists its parameters)\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
     "  (--task I/N: only the points p with p % N == I, task I of a job array of N, to merge later)\n"
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
@@ -46,7 +46,7 @@ static const char usage_text[] =
     "  storq help [COMMAND|MODEL]  a command's usage, or a model's summary and parameters\n"
     "  storq --version\n"
     "  storq --man                 the manual page (roff; installed as storq(1))\n"
-    "Threads: OMP_NUM_THREADS; ranks: mpirun -np N storq run ...\n"
+    "Threads: OMP_NUM_THREADS (at most 64 per CPU and 4096); ranks: mpirun -np N storq run ...\n"
     "Memory: --memory-limit SIZE (or STORQ_MEMORY_LIMIT) per node; default: its available memory\n"
     "Exit status: 0 done, 1 the machine failed (I/O, MPI), 2 invalid request (nothing run),\n"
     "  3 stopped by a signal (finished work kept for --resume)\n";

@@ -7,8 +7,29 @@
 
 #include "params.h"
 
+static long thread_limit(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), limit = STORQ_THREADS_MAX;
+    if (cpus > 0 && cpus * STORQ_THREADS_PER_CPU < limit)
+        limit = cpus * STORQ_THREADS_PER_CPU;
+    return limit;
+}
+
+int storq_threads_check(storq_error *err)
+{
+    const long threads = omp_get_max_threads(), limit = thread_limit();
+    if (threads <= limit)
+        return STORQ_OK;
+    return storq_fail(err, STORQ_ERR_USAGE, "OMP_NUM_THREADS: %ld threads per process is over "
+                      "storq's limit of %ld (%d per CPU on this machine's %ld, at most %d); set "
+                      "OMP_NUM_THREADS to the cores each rank has", threads, limit,
+                      STORQ_THREADS_PER_CPU, sysconf(_SC_NPROCESSORS_ONLN), STORQ_THREADS_MAX);
+}
+
 void storq_warn_shared_cores(void)
 {
+    if (omp_get_max_threads() > thread_limit())
+        return; /* refused by storq_threads_check: one message */
     /* With OMP_PROC_BIND the runtime has already bound this thread to its first place: the
      * places (made from the CPUs the process was given) are what the threads spread over. */
     int cpus, threads = omp_get_max_threads();

@@ -1,0 +1,43 @@
+#include "point_memory.h"
+
+#include <malloc.h>
+#include <stdio.h>
+
+#include "memory.h"
+
+/* Bytes the process has allocated (glibc: small blocks plus mmapped ones). */
+static size_t heap_bytes(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+void storq_point_memory_start(storq_point_memory *m)
+{
+    m->base = m->before = heap_bytes();
+    m->each = 0;
+}
+
+void storq_point_memory_before(storq_point_memory *m)
+{
+    m->before = heap_bytes();
+}
+
+int storq_point_memory_after(storq_point_memory *m, size_t left, size_t npoints,
+                             storq_error *err)
+{
+    const size_t now = heap_bytes();
+    const size_t grown = now > m->before ? now - m->before : 0;
+    /* the smallest point after the first: a one-off load (a trace file's cache, which the first
+     * point or any later one may bring in) is not what every point takes; what is held is
+     * measured, so larger points are counted as they come */
+    if (m->before != m->base && (m->each == 0 || grown < m->each))
+        m->each = grown;
+    const size_t held = now > m->base ? now - m->base : 0;
+    const size_t need = storq_bytes_add(held, storq_bytes_mul(left, m->each));
+    char what[64], for_what[160];
+    snprintf(what, sizeof what, "the run's %zu points", npoints);
+    snprintf(for_what, sizeof for_what, "prepared at once (at least %.3g KiB each, measured as "
+             "they are prepared; --task I/N splits a sweep)", (double)m->each / 1024.0);
+    return storq_memory_check_rank(need, what, for_what, err);
+}
