@@ -140,7 +140,7 @@ def write_html(r, out):
     parts += [f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in meta.items()]
     parts.append("</table>")
     try:
-        config = r._file["run/config"].asstr()[()]
+        config = r._file["run/config"].asstr(errors="backslashreplace")[()]
         parts.append(f"<details><summary>configuration (/run/config)</summary><pre>{html.escape(config)}</pre></details>")
     except (KeyError, TypeError):
         pass

@@ -1,0 +1,91 @@
+"""What the Python reader checks before it returns a point's values (docs/hdf5-schema.md, "What
+readers check"): the point's status and the CRC-32 checksums storq stamps on every object of a
+point group (io/h5_checksum.c computes the same bytes; tests/check_h5_schema.py a third time).
+
+A damaged value is never returned: a mismatch raises DamagedFile naming the file and the object.
+"""
+import struct
+import zlib
+
+import h5py
+import numpy as np
+
+from .errors import DamagedFile
+
+_WIDE = {"f": "<f8", "i": "<i8", "u": "<u8"}
+
+
+def _raw(e):
+    """A string element's stored bytes: h5py decodes UTF-8 with surrogateescape, so bytes that
+    are not UTF-8 come back as they were."""
+    if isinstance(e, str):
+        return e.encode("utf-8", "surrogateescape")
+    return bytes(e)
+
+
+def _value_crc(crc, dtype, shape, value):
+    """One value: class, rank, dims (uint64 LE), then the elements (io/h5_checksum.c)."""
+    is_str = h5py.check_string_dtype(dtype) is not None or dtype.kind == "S"
+    cls = "s" if is_str else {"f": "f", "i": "i", "u": "u"}.get(dtype.kind)
+    if cls is None:
+        return None
+    crc = zlib.crc32(cls.encode() + bytes([len(shape)]) +
+                     b"".join(struct.pack("<Q", d) for d in shape), crc)
+    if is_str:
+        for e in np.asarray(value, dtype=object).ravel():
+            crc = zlib.crc32(_raw(e).split(b"\0")[0] + b"\0", crc)
+        return crc
+    return zlib.crc32(np.asarray(value).astype(_WIDE[cls]).tobytes(), crc)
+
+
+def object_crc(obj):
+    """The checksum of one group or dataset (attributes in name order, then its data); None when
+    it holds a type storq does not write."""
+    crc = 0
+    for name in sorted(obj.attrs.keys(), key=lambda k: _raw(k)):
+        if name in ("crc32", "status"):
+            continue
+        aid = obj.attrs.get_id(name)
+        crc = _value_crc(zlib.crc32(_raw(name) + b"\0", crc), aid.dtype, aid.shape,
+                         obj.attrs[name])
+        if crc is None:
+            return None
+    if isinstance(obj, h5py.Dataset):
+        crc = _value_crc(zlib.crc32(b"\0", crc), obj.dtype, obj.shape, obj[()])
+    return crc
+
+
+def _objects(group):
+    """Every object of a point group, following the soft links of 1.3 into /layouts."""
+    out = [group]
+    if isinstance(group, h5py.Group):
+        for name in group:
+            out += _objects(group[name])
+    return out
+
+
+def verify_point(path, group):
+    """Raise DamagedFile unless every object of a complete point group matches its checksum. A
+    point written before checksums (no crc32 on the group) is read unchecked, as storq info does."""
+    where = group.name
+    try:
+        if "crc32" not in group.attrs:
+            return
+        for obj in _objects(group):
+            where = obj.name
+            if "crc32" not in obj.attrs:
+                raise DamagedFile(path, where, "no checksum (attribute 'crc32') though its point "
+                                  "has one: the file is damaged or was altered")
+            stored = np.asarray(obj.attrs["crc32"])
+            now = object_crc(obj)
+            if stored.shape != () or stored.dtype.kind not in "iu":
+                raise DamagedFile(path, where, "its checksum is not a 32-bit number")
+            if now != int(stored):
+                raise DamagedFile(path, where, "its data or attributes do not match the checksum "
+                                  f"written with them (crc32 {int(stored):08x} stored, "
+                                  f"{'unreadable' if now is None else format(now, '08x')} now)")
+    except DamagedFile:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, RuntimeError, AttributeError) as e:
+        # HDF5 cannot read what the file says is there: a damaged object header or heap
+        raise DamagedFile(path, where, f"cannot be read ({e})") from e
