@@ -15,6 +15,7 @@
 #include "h5_checksum.h"
 #include "h5_util.h"
 #include "schema.h"
+#include "utf8.h"
 
 #define MAX_DEPTH 8 /* a point group is 3 levels deep; deeper is not storq's */
 #define DEFLATE_MAX_RATIO 1032 /* zlib's best: a run of one byte value */
@@ -538,12 +539,15 @@ static int check_expected(checker *c, const storq_h5_expect *e)
                 snprintf(there, sizeof there, "%.17g", a);
                 snprintf(here, sizeof here, "%.17g", x->r);
             } else {
-                const char *s = x->s ? x->s : "";
+                char *owned = NULL; /* stored escaped when not UTF-8 (utf8.h) */
+                const char *s = x->s ? storq_utf8_text(x->s, &owned) : "";
                 size_t len = strnlen((const char *)v, col->size);
-                same = len == strlen(s) && memcmp(v, s, len) == 0;
+                same = s && len == strlen(s) && memcmp(v, s, len) == 0;
+                s = s ? s : "";
                 snprintf(there, sizeof there, "'%.*s'", (int)(len < 60 ? len : 60),
                          (const char *)v);
                 snprintf(here, sizeof here, "'%.60s'", s);
+                free(owned);
             }
             if (!same)
                 return bad(c, STORQ_SCHEMA_INDEX_PATH, "point %zu has %s = %s; in the run being "
