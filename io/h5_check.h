@@ -35,7 +35,7 @@ typedef struct storq_h5_checked {
  * "--resume"), or NULL; out may be NULL. Point groups without status "complete" and checkpoints
  * without it are not read by any reader, and are not checked. A point group HDF5 cannot open is
  * refused, except with label NULL (storq info), where out->unreadable counts it.
- * The check runs in a child process (h5_check_guard.c): HDF5 may crash on damaged metadata,
+ * The check runs in a child process (h5_guard.h): HDF5 may crash on damaged metadata,
  * and such a crash is reported as a damaged file (usage error) instead of ending the caller. */
 int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
                         storq_error *err);
