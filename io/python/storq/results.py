@@ -17,7 +17,7 @@ from checkpoints(), which says how far the unfinished points got.
 import h5py
 import numpy as np
 from ._pandas import pandas as _pandas
-from ._verify import verify_point
+from ._verify import guarded, verify_point
 from .errors import DamagedFile, FormatError  # noqa: F401 - storq.results.FormatError stays
 
 FORMAT = "storq"
@@ -88,26 +88,37 @@ class ColumnUnits(dict):
         return self._table()
 
 
-def open(path):  # noqa: A001 - storq.open mirrors h5py.File / builtins.open on purpose
-    """Open a storq results file (read-only) and check its format and major version."""
-    return Results(path)
+def open(path, verify=True):  # noqa: A001 - storq.open mirrors h5py.File / builtins.open
+    """Open a storq results file (read-only) and check its format and major version, and (verify)
+    every complete point against its checksums, in a child process (see Results)."""
+    return Results(path, verify)
 
 
 class Results:
     """A storq results file. Use as a context manager, or call close()."""
 
-    def __init__(self, path):
+    def __init__(self, path, verify=True):
+        """verify: check the whole file first, in a forked child (what HDF5 may crash on is
+        read there first; a damaged point raises DamagedFile now). Without it each point is
+        still checked when first read, unguarded."""
         self.path = str(path)
+        if verify:
+            guarded(self.path, lambda: Results(self.path, verify=False).verify())
         self._file = h5py.File(self.path, "r")
         self._verified = set()
         try:
-            self.attrs = _attrs(self._file)
+            try:
+                self.attrs = _attrs(self._file)
+            except (OSError, KeyError, RuntimeError) as e:
+                raise DamagedFile(self.path, "/", f"its attributes cannot be read ({e})") from e
             if self.attrs.get("format") != FORMAT:
                 raise FormatError(f"{self.path} is not a storq results file")
             version = [int(v) for v in np.atleast_1d(self.attrs.get("format_version", [0, 0]))]
             if version[0] != MAJOR:
                 raise FormatError(f"{self.path} has format version {version[0]}.{version[1]}; "
                                   f"this reader reads {MAJOR}.x")
+            if verify:  # the child checked every complete point
+                self._verified = set(self.points())
         except Exception:
             self._file.close()
             raise
