@@ -814,9 +814,11 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
         if (!storq_schema_point_id(names[i], &id))
             continue; /* the index, a checkpoint's temporary, a later version's addition */
         /* interrupted (perhaps damaged by the write cut short): no reader uses it. One HDF5
-         * cannot open (a damaged object header) is neither: info lists it, the others refuse */
+         * cannot open (a damaged object header) is not complete either: merge counts it
+         * missing, --resume salvages the complete points (partial_file.c), info marks it
+         * unreadable and fails (out->unreadable) */
         int complete = storq_schema_point_complete(top, names[i]);
-        if (complete < 0 && (c->label || !points)) {
+        if (complete < 0 && !points) {
             rc = bad(c, where, "cannot be read: its HDF5 object header is damaged");
             break;
         }

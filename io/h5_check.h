@@ -28,13 +28,13 @@ typedef struct storq_h5_checked {
     size_t npoints;     /* rows of /points/index */
     uint32_t index_crc; /* of /points/index's columns: the inputs of a merge must agree */
     size_t checksummed; /* complete points whose checksums were verified (older files have none) */
-    size_t unreadable;  /* point groups HDF5 cannot open (label NULL only: others are refused) */
+    size_t unreadable;  /* point groups HDF5 cannot open (no reader uses them) */
 } storq_h5_checked;
 
 /* Check the open file (which passed storq_schema_check). label prefixes messages ("merge",
  * "--resume"), or NULL; out may be NULL. Point groups without status "complete" and checkpoints
  * without it are not read by any reader, and are not checked. A point group HDF5 cannot open is
- * refused, except with label NULL (storq info), where out->unreadable counts it.
+ * not complete either: out->unreadable counts it (storq info fails on it).
  * The check runs in a child process (h5_guard.h): HDF5 may crash on damaged metadata,
  * and such a crash is reported as a damaged file (usage error) instead of ending the caller. */
 int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,

@@ -11,5 +11,5 @@ set_tests_properties(e2e_crafted_files PROPERTIES LABELS "e2e" TIMEOUT 280 RUN_S
 # are not UTF-8 (tests/craft_damaged_h5.py).
 add_test(NAME e2e_damaged_files
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_damaged_files.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
-set_tests_properties(e2e_damaged_files PROPERTIES LABELS "e2e;python" TIMEOUT 120 RUN_SERIAL TRUE
+set_tests_properties(e2e_damaged_files PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
