@@ -271,3 +271,27 @@ def test_report_default_path_and_refusal(files, tmp_path):
     bad = tmp_path / "bad.h5"
     bad.write_bytes(b"not hdf5")
     assert storq.report.main([str(bad)]) == 2
+
+
+def test_damaged_value_raises(files, tmp_path):
+    # a stored mean changed without its checksum (a bad disk): never returned, one exception
+    # naming file and dataset; storq.report exits 2 and writes no HTML
+    dst = tmp_path / "damaged.h5"
+    shutil.copy(files["supermarket"], dst)
+    name = "/points/000000/observables/mean_job_delay/mean"
+    with h5py.File(dst, "r+") as f:
+        f[name][()] = 2 * f[name][()]
+    with pytest.raises(storq.DamagedFile, match="mean_job_delay/mean.*checksum") as e:
+        storq.open(dst).table()
+    assert e.value.object == name and str(dst) in str(e.value)
+    with storq.open(dst, verify=False) as r:  # lazily: the point is checked when first read
+        assert r.state == "finished" and r.point_status() == {0: "complete", 1: "complete"}
+        with pytest.raises(storq.DamagedFile):
+            r.observable(0, "mean_job_delay")
+        assert r.observable(1, "mean_job_delay")["mean"] > 0
+    out = tmp_path / "damaged.html"
+    proc = subprocess.run([sys.executable, "-m", "storq.report", str(dst), "--html", str(out)],
+                          capture_output=True, text=True,
+                          env={"PYTHONPATH": str(Path(storq.__file__).parent.parent),
+                               "MPLBACKEND": "Agg"})
+    assert proc.returncode == 2 and "damaged" in proc.stderr and not out.exists()
