@@ -15,6 +15,7 @@
 #include "h5_checksum.h"
 #include "h5_util.h"
 #include "schema.h"
+#include "utf8.h"
 
 #define MAX_DEPTH 8 /* a point group is 3 levels deep; deeper is not storq's */
 #define DEFLATE_MAX_RATIO 1032 /* zlib's best: a run of one byte value */
@@ -538,12 +539,15 @@ static int check_expected(checker *c, const storq_h5_expect *e)
                 snprintf(there, sizeof there, "%.17g", a);
                 snprintf(here, sizeof here, "%.17g", x->r);
             } else {
-                const char *s = x->s ? x->s : "";
+                char *owned = NULL; /* stored escaped when not UTF-8 (utf8.h) */
+                const char *s = x->s ? storq_utf8_text(x->s, &owned) : "";
                 size_t len = strnlen((const char *)v, col->size);
-                same = len == strlen(s) && memcmp(v, s, len) == 0;
+                same = s && len == strlen(s) && memcmp(v, s, len) == 0;
+                s = s ? s : "";
                 snprintf(there, sizeof there, "'%.*s'", (int)(len < 60 ? len : 60),
                          (const char *)v);
                 snprintf(here, sizeof here, "'%.60s'", s);
+                free(owned);
             }
             if (!same)
                 return bad(c, STORQ_SCHEMA_INDEX_PATH, "point %zu has %s = %s; in the run being "
@@ -790,7 +794,8 @@ static int check_point(checker *c, hid_t g, size_t id, size_t *checksummed)
 
 /* Every complete point group (and nothing else numbered) in /points; complete checkpoints get
  * the generic checks (--resume checks their shapes against the run's observables). */
-static int check_groups(checker *c, const char *parent, int points, size_t *checksummed)
+static int check_groups(checker *c, const char *parent, int points, size_t *checksummed,
+                        size_t *unreadable)
 {
     hid_t top = H5Gopen2(c->file, parent, H5P_DEFAULT);
     if (top < 0)
@@ -808,8 +813,17 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
         snprintf(where, sizeof where, "%s/%s", parent, names[i]);
         if (!storq_schema_point_id(names[i], &id))
             continue; /* the index, a checkpoint's temporary, a later version's addition */
-        /* interrupted (perhaps damaged by the write cut short): no reader uses it */
-        if (storq_schema_point_complete(top, names[i]) != 1)
+        /* interrupted (perhaps damaged by the write cut short): no reader uses it. One HDF5
+         * cannot open (a damaged object header) is not complete either: merge counts it
+         * missing, --resume salvages the complete points (partial_file.c), info marks it
+         * unreadable and fails (out->unreadable) */
+        int complete = storq_schema_point_complete(top, names[i]);
+        if (complete < 0 && !points) {
+            rc = bad(c, where, "cannot be read: its HDF5 object header is damaged");
+            break;
+        }
+        *unreadable += complete < 0;
+        if (complete != 1)
             continue;
         H5O_info_t info;
         if (H5Oget_info_by_name(top, names[i], &info, H5P_DEFAULT) < 0 ||
@@ -895,8 +909,8 @@ int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
     return rc;
 }
 
-int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
-                        storq_error *err)
+int storq_h5_check_file_here(hid_t file, const char *path, const char *label,
+                             storq_h5_checked *out, storq_error *err)
 {
     checker c = {.file = file, .path = path, .label = label, .err = err};
     storq_h5_checked found = {0};
@@ -909,9 +923,10 @@ int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h
         rc = check_index(&c, &found.index_crc);
     found.npoints = c.nrows;
     if (!rc)
-        rc = check_groups(&c, "/" STORQ_SCHEMA_POINTS, 1, &found.checksummed);
+        rc = check_groups(&c, "/" STORQ_SCHEMA_POINTS, 1, &found.checksummed, &found.unreadable);
     if (!rc && storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))
-        rc = check_groups(&c, "/" STORQ_SCHEMA_CHECKPOINTS, 0, &found.checksummed);
+        rc = check_groups(&c, "/" STORQ_SCHEMA_CHECKPOINTS, 0, &found.checksummed,
+                          &found.unreadable);
     if (!rc && storq_h5u_has_link(file, STORQ_SCHEMA_LAYOUTS_PATH))
         rc = check_layouts(&c);
     free(c.model);
@@ -922,10 +937,11 @@ int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h
     return rc;
 }
 
-int storq_h5_open_checked(const char *path, const char *hint, hid_t *file, storq_error *err)
+int storq_h5_open_checked(const char *path, const char *hint, hid_t *file,
+                          storq_h5_checked *out, storq_error *err)
 {
     STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ, hint, file, NULL, err));
-    int rc = storq_h5_check_file(*file, path, NULL, NULL, err);
+    int rc = storq_h5_check_file(*file, path, NULL, out, err);
     if (rc) {
         H5Fclose(*file);
         *file = -1;

@@ -28,13 +28,21 @@ typedef struct storq_h5_checked {
     size_t npoints;     /* rows of /points/index */
     uint32_t index_crc; /* of /points/index's columns: the inputs of a merge must agree */
     size_t checksummed; /* complete points whose checksums were verified (older files have none) */
+    size_t unreadable;  /* point groups HDF5 cannot open (no reader uses them) */
 } storq_h5_checked;
 
 /* Check the open file (which passed storq_schema_check). label prefixes messages ("merge",
  * "--resume"), or NULL; out may be NULL. Point groups without status "complete" and checkpoints
- * without it are not read by any reader, and are not checked. */
+ * without it are not read by any reader, and are not checked. A point group HDF5 cannot open is
+ * not complete either: out->unreadable counts it (storq info fails on it).
+ * The check runs in a child process (h5_guard.h): HDF5 may crash on damaged metadata,
+ * and such a crash is reported as a damaged file (usage error) instead of ending the caller. */
 int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
                         storq_error *err);
+
+/* The same check in this process (what the child runs). */
+int storq_h5_check_file_here(hid_t file, const char *path, const char *label,
+                             storq_h5_checked *out, storq_error *err);
 
 /* --resume, after storq_h5_check_file and the comparison of the runs' descriptions:
  * /points/index holds exactly the points of the run being resumed (names, types and values of
@@ -45,6 +53,7 @@ int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
 
 /* Open path for reading (storq_schema_open, with hint in its messages) and check it whole
  * (storq_h5_check_file): the file readers print from. On failure nothing stays open. */
-int storq_h5_open_checked(const char *path, const char *hint, hid_t *file, storq_error *err);
+int storq_h5_open_checked(const char *path, const char *hint, hid_t *file,
+                          storq_h5_checked *out, storq_error *err);
 
 #endif

@@ -598,8 +598,9 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
 {
     storq_h5u_quiet();
     hid_t file;
+    storq_h5_checked checked;
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
-    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, err));
+    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, &checked, err));
     print_root(file, path, out);
     storq_info_units(file, out);
     uint64_t *ids = NULL;
@@ -609,7 +610,16 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
     for (size_t r = 0; !rc && r < n; r++)
         if (strcmp(point_status(file, task, ids[r]), "complete") == 0)
             rc = print_point(file, ids[r], out, err);
+    if (!rc && checked.unreadable)
+        rc = storq_info_unreadable(path, checked.unreadable, err);
     free(ids);
     H5Fclose(file);
     return rc;
+}
+
+int storq_info_unreadable(const char *path, size_t n, storq_error *err)
+{
+    return storq_fail(err, STORQ_ERR_USAGE, "%s: %zu point group%s cannot be read (marked "
+                      "'unreadable'): %s HDF5 object header%s damaged: the file is damaged", path,
+                      n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? " is" : "s are");
 }

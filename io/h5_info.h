@@ -20,4 +20,7 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err);
  * (io/h5_info_formats.c). */
 int storq_h5_info_format(const char *path, storq_view_format fmt, FILE *out, storq_error *err);
 
+/* The usage error info ends with, after printing, when n point groups could not be read. */
+int storq_info_unreadable(const char *path, size_t n, storq_error *err);
+
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "h5_check.h"
+#include "h5_guard.h"
 #include "h5_info_hist.h"
 #include "h5_info_index.h"
 #include "h5_util.h"
@@ -202,13 +203,18 @@ static int read_index(hid_t file, row **rows, size_t *nrows, storq_error *err)
     return rc;
 }
 
-/* The point's own figures after its parameters; *complete = 0 for a point not complete. */
+/* The point's own figures after its parameters; *complete = 0 for a point not complete; a
+ * point HDF5 cannot open is kept with one cell, status = unreadable. */
 static int read_point(hid_t file, row *r, int *complete, storq_error *err)
 {
     char name[STORQ_SCHEMA_POINT_PATH_MAX];
     storq_schema_point_path((size_t)r->id, name, sizeof name);
-    *complete = storq_h5u_has_link(file, name) && storq_schema_point_complete(file, name) == 1;
+    int state = storq_h5u_has_link(file, name) ? storq_schema_point_complete(file, name) : 0;
     H5Eclear2(H5E_DEFAULT);
+    *complete = state != 0;
+    if (state < 0) /* HDF5 cannot open it: listed, marked, and info fails after printing */
+        return push(r, "status", "unreadable", 0, 0) ? STORQ_RUNTIME_FAIL(err, "out of memory")
+                                                     : STORQ_OK;
     if (!*complete)
         return STORQ_OK;
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
@@ -375,14 +381,36 @@ static int print_json(FILE *out, hid_t file, const char *path, const row *rows, 
     return STORQ_OK;
 }
 
+typedef struct info_args {
+    const char *path;
+    storq_view_format fmt;
+    FILE *out;
+} info_args;
+
+static int info_here(void *ctx, void *result, storq_error *err);
+
+/* All of info reads in a child (h5_guard.h): a damaged part HDF5 crashes on, that the check
+ * did not read (a root attribute), still ends in a message, not a crash. */
 int storq_h5_info_format(const char *path, storq_view_format fmt, FILE *out, storq_error *err)
 {
+    info_args a = {path, fmt, out};
+    return storq_h5_guard(info_here, &a, NULL, 0, out, NULL, path, err);
+}
+
+static int info_here(void *ctx, void *result, storq_error *err)
+{
+    (void)result;
+    const info_args *a = ctx;
+    const char *path = a->path;
+    FILE *out = a->out;
+    storq_view_format fmt = a->fmt;
     if (fmt == STORQ_VIEW_TABLE)
         return storq_h5_info(path, out, err);
     storq_h5u_quiet();
     hid_t file;
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
-    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, err));
+    storq_h5_checked checked;
+    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, &checked, err));
     row *rows = NULL;
     size_t nrows = 0, kept = 0, nparams = 0;
     int rc = read_index(file, &rows, &nrows, err);
@@ -401,6 +429,8 @@ int storq_h5_info_format(const char *path, storq_view_format fmt, FILE *out, sto
         rc = print_csv(out, rows, kept, err);
     else if (!rc)
         rc = print_json(out, file, path, rows, kept, nparams);
+    if (!rc && checked.unreadable)
+        rc = storq_info_unreadable(path, checked.unreadable, err);
     for (size_t i = 0; i < nrows; i++)
         row_free(&rows[i]);
     free(rows);

@@ -20,6 +20,7 @@
 #include "partial_file.h"
 #include "schema.h"
 #include "stop.h"
+#include "utf8.h"
 
 /* An input is open only while it is read: a job array may have a thousand tasks, more than the
  * open files (and HDF5 metadata caches) a process should hold at once. */
@@ -161,7 +162,8 @@ static int collect(merge *m, char *const *inputs, storq_error *err)
 /* Set by the merge itself, not copied from the first input. */
 static const char *const own_root_attrs[] = {
     STORQ_SCHEMA_ATTR_VERSION, STORQ_SCHEMA_ATTR_COMMAND_LINE, STORQ_SCHEMA_ATTR_CREATED,
-    STORQ_SCHEMA_ATTR_TASK_INDEX, STORQ_SCHEMA_ATTR_TASK_COUNT, NULL};
+    STORQ_SCHEMA_ATTR_TASK_INDEX, STORQ_SCHEMA_ATTR_TASK_COUNT,
+    STORQ_SCHEMA_ATTR_COMMAND_LINE "_bytes", NULL};
 
 static herr_t copy_root_attr(hid_t src, const char *name, const H5A_info_t *info, void *data)
 {
@@ -214,6 +216,7 @@ static int write_root(const merge *m, hid_t src, hid_t out, const char *command_
         return storq_h5u_fail(err, out, "cannot copy the root attributes of %s", m->in[0].path);
     STORQ_TRY(storq_h5u_attr_i32_array(out, STORQ_SCHEMA_ATTR_VERSION, version, 2, err));
     STORQ_TRY(storq_h5u_attr_string(out, STORQ_SCHEMA_ATTR_COMMAND_LINE, command_line, err));
+    STORQ_TRY(storq_utf8_raw_attr(out, STORQ_SCHEMA_ATTR_COMMAND_LINE, command_line, err));
     STORQ_TRY(storq_h5u_attr_string(out, STORQ_SCHEMA_ATTR_CREATED, earliest_created(m), err));
     if (H5Ocopy(src, STORQ_SCHEMA_RUN, out, STORQ_SCHEMA_RUN, H5P_DEFAULT, H5P_DEFAULT) < 0)
         return storq_h5u_fail(err, out, "cannot copy /" STORQ_SCHEMA_RUN " from %s",

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void storq_h5u_quiet(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -234,8 +236,11 @@ int storq_h5u_attr_string(hid_t loc, const char *name, const char *value, storq_
     hid_t t = vlen_string_type();
     if (t < 0)
         return storq_h5u_fail(err, loc, "cannot make a string type for attribute '%s'", name);
-    const char *v = value ? value : "";
-    int rc = write_scalar_attr(loc, name, t, t, &v, err);
+    char *owned;
+    const char *v = storq_utf8_text(value ? value : "", &owned); /* declared UTF-8: kept so */
+    int rc = v ? write_scalar_attr(loc, name, t, t, &v, err)
+               : STORQ_RUNTIME_FAIL(err, "out of memory");
+    free(owned);
     H5Tclose(t);
     return rc;
 }
@@ -247,10 +252,21 @@ int storq_h5u_attr_strings(hid_t loc, const char *name, const char *const *value
     hid_t t = vlen_string_type();
     hid_t space = H5Screate_simple(1, dims, NULL);
     int rc;
-    if (t < 0 || space < 0)
+    char **owned = calloc(n + 1, sizeof *owned);
+    const char **v = calloc(n + 1, sizeof *v);
+    int oom = !owned || !v;
+    for (size_t i = 0; !oom && i < n; i++)
+        oom = !(v[i] = storq_utf8_text(values[i] ? values[i] : "", &owned[i]));
+    if (oom)
+        rc = STORQ_RUNTIME_FAIL(err, "out of memory");
+    else if (t < 0 || space < 0)
         rc = storq_h5u_fail(err, loc, "cannot make the type of attribute '%s'", name);
     else
-        rc = write_attr(loc, name, t, t, space, values, err);
+        rc = write_attr(loc, name, t, t, space, v, err);
+    for (size_t i = 0; owned && i < n; i++)
+        free(owned[i]);
+    free(owned);
+    free(v);
     storq_h5u_close_type(&t);
     storq_h5u_close_space(&space);
     return rc;
@@ -401,8 +417,11 @@ int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_
     hid_t t = vlen_string_type();
     if (t < 0)
         return storq_h5u_fail(err, loc, "cannot make a string type for dataset '%s'", name);
-    const char *v = text ? text : "";
-    int rc = write_dataset(loc, name, t, t, 0, NULL, &v, NULL, err);
+    char *owned;
+    const char *v = storq_utf8_text(text ? text : "", &owned);
+    int rc = v ? write_dataset(loc, name, t, t, 0, NULL, &v, NULL, err)
+               : STORQ_RUNTIME_FAIL(err, "out of memory");
+    free(owned);
     H5Tclose(t);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "partial_file.h"
 #include "schema.h"
 #include "storq_version.h"
+#include "utf8.h"
 
 struct storq_h5_file {
     hid_t file;
@@ -150,6 +151,7 @@ static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_
     STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_GIT_COMMIT, STORQ_GIT_COMMIT, err));
     STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_COMMAND_LINE, meta->command_line,
                                     err));
+    STORQ_TRY(storq_utf8_raw_attr(file, STORQ_SCHEMA_ATTR_COMMAND_LINE, meta->command_line, err));
     STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_CREATED, created, err));
     STORQ_TRY(storq_h5u_attr_string(file, STORQ_SCHEMA_ATTR_HOSTNAME, host, err));
     STORQ_TRY(storq_h5u_attr_i64(file, STORQ_SCHEMA_ATTR_MPI_RANKS, meta->mpi_ranks, err));
@@ -171,6 +173,12 @@ static int write_config(hid_t file, const char *text, storq_error *err)
     STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, RUN_HEADER_LINKS, 24, &run,
                                            err));
     int rc = storq_h5u_write_string(run, STORQ_SCHEMA_CONFIG, text, err);
+    hid_t d = rc ? -1 : H5Dopen2(run, STORQ_SCHEMA_CONFIG, H5P_DEFAULT);
+    if (!rc) /* a trace path that is not UTF-8: the text is escaped, its bytes kept beside */
+        rc = d >= 0 ? storq_utf8_raw_attr(d, STORQ_SCHEMA_CONFIG, text, err)
+                    : storq_h5u_fail(err, run, "cannot open '%s'", STORQ_SCHEMA_CONFIG);
+    if (d >= 0)
+        H5Dclose(d);
     H5Gclose(run);
     return rc;
 }
@@ -195,7 +203,11 @@ static size_t longest_string(const storq_params *points, size_t npoints, size_t 
 {
     size_t max = 0;
     for (size_t p = 0; p < npoints; p++) {
-        size_t len = points[p].v[i].s ? strlen(points[p].v[i].s) : 0;
+        char *owned = NULL;
+        const char *text = points[p].v[i].s ? storq_utf8_text(points[p].v[i].s, &owned) : "";
+        /* escaped text is at most 4 bytes a byte; out of memory, room for the worst */
+        size_t len = text ? strlen(text) : 4 * strlen(points[p].v[i].s);
+        free(owned);
         if (len > max)
             max = len;
     }
@@ -271,8 +283,13 @@ static void index_row(const index_layout *l, const storq_model *model, size_t np
             memcpy(field, &p->v[i].r, sizeof p->v[i].r);
             break;
         case STORQ_PARAM_STRING:
-            if (p->v[i].s)
-                memcpy(field, p->v[i].s, strlen(p->v[i].s)); /* the field has room for it */
+            if (p->v[i].s) { /* stored as the point's attribute is: escaped if not UTF-8 */
+                char *owned = NULL;
+                const char *text = storq_utf8_text(p->v[i].s, &owned);
+                if (text)
+                    memcpy(field, text, strlen(text)); /* the field has room for it */
+                free(owned);
+            }
             break;
         }
     }
@@ -901,7 +918,7 @@ static int check_same_run(hid_t file, const char *partial, const storq_run_meta 
     STORQ_TRY(storq_h5_check_file(file, partial, "--resume", NULL, err));
     STORQ_TRY(storq_h5_run_read(file, &there, err));
     here.model = strdup(model->name);
-    here.config = strdup(meta->config_text ? meta->config_text : "");
+    here.config = storq_utf8_escape(meta->config_text); /* as stored */
     char what[512];
     size_t count = meta->task_count > 1 ? meta->task_count : 1;
     size_t index = count > 1 ? meta->task_index : 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5_guard.h"
 #include "h5_util.h"
 
 const char *const storq_schema_root_attrs[] = {
@@ -62,9 +63,34 @@ static int read_version(hid_t file, storq_schema_info *v)
     return ok;
 }
 
+typedef struct check_args {
+    hid_t file;
+    const char *path, *label;
+    storq_schema_use use;
+} check_args;
+
+static int check_here(void *ctx, void *result, storq_error *err);
+
+/* The first read of a file's root: in a child (h5_guard.h), since HDF5 may crash on it. */
 int storq_schema_check(hid_t file, const char *path, const char *label, storq_schema_use use,
                        storq_schema_info *info, storq_error *err)
 {
+    check_args a = {file, path, label, use};
+    storq_schema_info v;
+    memset(&v, 0, sizeof v);
+    STORQ_TRY(storq_h5_guard(check_here, &a, &v, sizeof v, NULL, label, path, err));
+    if (info)
+        *info = v;
+    return STORQ_OK;
+}
+
+static int check_here(void *ctx, void *result, storq_error *err)
+{
+    const check_args *a = ctx;
+    hid_t file = a->file;
+    const char *path = a->path, *label = a->label;
+    storq_schema_use use = a->use;
+    storq_schema_info *info = result;
     storq_schema_info v;
     if (!read_version(file, &v))
         return refuse(err, label, "%s is not a storq results file", path);

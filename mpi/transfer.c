@@ -257,13 +257,20 @@ struct storq_inbox {
     MPI_Comm comm;
     incoming *in; /* in the order the messages were matched: each sender's own order */
     size_t n, cap;
+    unsigned char *seen; /* per rank, while complete_one scans: an older receive of it is ahead */
 };
 
 int storq_inbox_create(MPI_Comm comm, storq_inbox **out, storq_error *err)
 {
     storq_inbox *in = calloc(1, sizeof *in);
-    if (!in)
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    if (in)
+        in->seen = calloc((size_t)size, 1);
+    if (!in || !in->seen) {
+        free(in);
         return STORQ_RUNTIME_FAIL(err, "out of memory");
+    }
     in->comm = comm;
     *out = in;
     return STORQ_OK;
@@ -279,6 +286,7 @@ void storq_inbox_destroy(storq_inbox **in)
         free((*in)->in[i].words);
     }
     free((*in)->in);
+    free((*in)->seen);
     free(*in);
     *in = NULL;
 }
@@ -318,18 +326,23 @@ static int start_receives(storq_inbox *in, storq_error *err)
     }
 }
 
-/* Caller holds storq_mpi: the index of a complete receive that is its sender's oldest, or n. */
+/* Caller holds storq_mpi: the index of a complete receive that is its sender's oldest, or n.
+ * One pass: a sender's first receive in the list is its oldest (with a thousand senders the
+ * list can be long, so no pass over the list per entry). */
 static size_t complete_one(storq_inbox *in)
 {
-    for (size_t i = 0; i < in->n; i++) {
-        int older = 0;
-        for (size_t j = 0; j < i && !older; j++)
-            older = in->in[j].source == in->in[i].source;
-        int done = 0;
-        if (!older && MPI_Test(&in->in[i].req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
-            return i;
+    size_t found = in->n, i;
+    for (i = 0; i < in->n && found == in->n; i++) {
+        int src = in->in[i].source, done = 0;
+        if (in->seen[src])
+            continue;
+        in->seen[src] = 1;
+        if (MPI_Test(&in->in[i].req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+            found = i;
     }
-    return in->n;
+    for (size_t j = 0; j < i; j++)
+        in->seen[in->in[j].source] = 0;
+    return found;
 }
 
 int storq_receive(storq_inbox *in, storq_message *m, storq_error *err)

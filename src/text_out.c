@@ -1,12 +1,17 @@
 #include "text_out.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "utf8_text.h"
 
 void storq_json_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    char *owned = NULL; /* bytes that are not UTF-8 (a Latin-1 path) print escaped: \\xNN */
+    const char *text = storq_utf8_text(s, &owned);
+    for (const unsigned char *p = (const unsigned char *)(text ? text : "?"); *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(out, "\\%c", *p);
         else if (*p == '\n')
@@ -18,6 +23,7 @@ void storq_json_string(FILE *out, const char *s)
         else
             fputc(*p, out);
     }
+    free(owned);
     fputc('"', out);
 }
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import storq
+from storq._verify import object_crc
 
 MODELS = ["supermarket", "supermarket-transient", "cluster", "forkjoin", "proxy", "threads"]
 
@@ -177,7 +178,9 @@ def _make_newer_minor(src, dst):
     with h5py.File(dst, "r+") as f:
         f.attrs["format_version"] = np.array([1, 9], np.int32)
         f.create_group("future_group").attrs["note"] = "added by 1.9"
-        f["points/000000"].create_dataset("theory/future_array", data=np.zeros(3))
+        d = f["points/000000"].create_dataset("theory/future_array", data=np.zeros(3))
+        # a later writer stamps its additions below a point as this one does
+        d.attrs["crc32"] = np.uint32(object_crc(d))
 
 
 def test_arrays_without_pandas(files):
@@ -268,3 +271,27 @@ def test_report_default_path_and_refusal(files, tmp_path):
     bad = tmp_path / "bad.h5"
     bad.write_bytes(b"not hdf5")
     assert storq.report.main([str(bad)]) == 2
+
+
+def test_damaged_value_raises(files, tmp_path):
+    # a stored mean changed without its checksum (a bad disk): never returned, one exception
+    # naming file and dataset; storq.report exits 2 and writes no HTML
+    dst = tmp_path / "damaged.h5"
+    shutil.copy(files["supermarket"], dst)
+    name = "/points/000000/observables/mean_job_delay/mean"
+    with h5py.File(dst, "r+") as f:
+        f[name][()] = 2 * f[name][()]
+    with pytest.raises(storq.DamagedFile, match="mean_job_delay/mean.*checksum") as e:
+        storq.open(dst).table()
+    assert e.value.object == name and str(dst) in str(e.value)
+    with storq.open(dst, verify=False) as r:  # lazily: the point is checked when first read
+        assert r.state == "finished" and r.point_status() == {0: "complete", 1: "complete"}
+        with pytest.raises(storq.DamagedFile):
+            r.observable(0, "mean_job_delay")
+        assert r.observable(1, "mean_job_delay")["mean"] > 0
+    out = tmp_path / "damaged.html"
+    proc = subprocess.run([sys.executable, "-m", "storq.report", str(dst), "--html", str(out)],
+                          capture_output=True, text=True,
+                          env={"PYTHONPATH": str(Path(storq.__file__).parent.parent),
+                               "MPLBACKEND": "Agg"})
+    assert proc.returncode == 2 and "damaged" in proc.stderr and not out.exists()

@@ -12,9 +12,10 @@
 """
 from . import plot
 from .frames import Run, frame, histogram, open, quantiles, vector, wide
-from .results import FORMAT, MAJOR, FormatError, Results
+from .errors import DamagedFile, FormatError
+from .results import FORMAT, MAJOR, Results
 
 __version__ = "0.1.0"
 
-__all__ = ["FORMAT", "MAJOR", "FormatError", "Results", "Run", "open", "plot", "frame", "wide",
+__all__ = ["FORMAT", "MAJOR", "FormatError", "DamagedFile", "Results", "Run", "open", "plot", "frame", "wide",
            "histogram", "quantiles", "vector", "__version__"]

@@ -213,7 +213,9 @@ class Run(Results):
         return [p for p in self.parameters if index[p].nunique() > 1]
 
 
-def open(path):  # noqa: A001 - mirrors builtins.open / h5py.File
+def open(path, verify=True):  # noqa: A001 - mirrors builtins.open / h5py.File
     """Open a storq results file read-only: a Run (a storq.results.Results with frame(), wide(),
-    histogram(), quantiles(), vector() and to_xarray())."""
-    return Run(path)
+    histogram(), quantiles(), vector() and to_xarray()). verify (the default) checks every
+    complete point's checksums first, in a child process; a damaged file raises
+    storq.DamagedFile naming the object, and no value of it is ever returned."""
+    return Run(path, verify)

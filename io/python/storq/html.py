@@ -2,6 +2,7 @@
 import base64
 import html
 import io
+import os
 
 import numpy as np
 
@@ -140,7 +141,7 @@ def write_html(r, out):
     parts += [f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>" for k, v in meta.items()]
     parts.append("</table>")
     try:
-        config = r._file["run/config"].asstr()[()]
+        config = r._file["run/config"].asstr(errors="backslashreplace")[()]
         parts.append(f"<details><summary>configuration (/run/config)</summary><pre>{html.escape(config)}</pre></details>")
     except (KeyError, TypeError):
         pass
@@ -163,6 +164,14 @@ def write_html(r, out):
              " .scroll{overflow-x:auto} img{max-width:100%} figure{display:inline-block;margin:1em}")
     doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>storq report {html.escape(str(r.path))}"
            f"</title><style>{style}</style></head><body>{''.join(parts)}</body></html>")
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(doc)
+    # a path that is not UTF-8 shows escaped; written beside and renamed, so a failure never
+    # leaves an empty or half-written report under the name asked for
+    tmp = f"{out}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(doc.encode("utf-8", "backslashreplace"))
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     return out

@@ -74,6 +74,9 @@ def main(argv=None):
     ap.add_argument("--x", default="n", help="parameter on the convergence plot's x axis")
     ap.add_argument("--name", default="u_l1", help="comparison value on its y axis")
     args = ap.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):  # a path that is not UTF-8 prints escaped
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         with open_results(args.file) as r:
             print(_summary(r))
@@ -91,7 +94,7 @@ def main(argv=None):
     except OSError as e:
         print(f"storq.report: {args.file}: {e}", file=sys.stderr)
         return 2
-    except (FormatError, KeyError, ValueError) as e:
+    except (FormatError, KeyError, ValueError) as e:  # DamagedFile is a FormatError
         print(f"storq.report: {e}", file=sys.stderr)
         return 2
     return 0

@@ -17,6 +17,8 @@ from checkpoints(), which says how far the unfinished points got.
 import h5py
 import numpy as np
 from ._pandas import pandas as _pandas
+from ._verify import guarded, verify_point
+from .errors import DamagedFile, FormatError  # noqa: F401 - storq.results.FormatError stays
 
 FORMAT = "storq"
 MAJOR = 1
@@ -38,14 +40,11 @@ RANK_COLUMNS = {"session": "u4", "rank": "i4", "threads": "i4", "simulating_seco
                 "serving_seconds": "f8"}
 
 
-class FormatError(ValueError):
-    """The file is not a storq results file this reader understands."""
-
-
 def _text(value):
     """h5py gives str for variable-length strings and bytes for fixed-length ones."""
     if isinstance(value, (bytes, np.bytes_)):
-        return value.decode("utf-8")
+        # a name that is not UTF-8 (older files) reads with its bytes escaped, never fails
+        return value.decode("utf-8", "backslashreplace")
     return value
 
 
@@ -89,25 +88,37 @@ class ColumnUnits(dict):
         return self._table()
 
 
-def open(path):  # noqa: A001 - storq.open mirrors h5py.File / builtins.open on purpose
-    """Open a storq results file (read-only) and check its format and major version."""
-    return Results(path)
+def open(path, verify=True):  # noqa: A001 - storq.open mirrors h5py.File / builtins.open
+    """Open a storq results file (read-only) and check its format and major version, and (verify)
+    every complete point against its checksums, in a child process (see Results)."""
+    return Results(path, verify)
 
 
 class Results:
     """A storq results file. Use as a context manager, or call close()."""
 
-    def __init__(self, path):
+    def __init__(self, path, verify=True):
+        """verify: check the whole file first, in a forked child (what HDF5 may crash on is
+        read there first; a damaged point raises DamagedFile now). Without it each point is
+        still checked when first read, unguarded."""
         self.path = str(path)
+        if verify:
+            guarded(self.path, lambda: Results(self.path, verify=False).verify())
         self._file = h5py.File(self.path, "r")
+        self._verified = set()
         try:
-            self.attrs = _attrs(self._file)
+            try:
+                self.attrs = _attrs(self._file)
+            except (OSError, KeyError, RuntimeError) as e:
+                raise DamagedFile(self.path, "/", f"its attributes cannot be read ({e})") from e
             if self.attrs.get("format") != FORMAT:
                 raise FormatError(f"{self.path} is not a storq results file")
             version = [int(v) for v in np.atleast_1d(self.attrs.get("format_version", [0, 0]))]
             if version[0] != MAJOR:
                 raise FormatError(f"{self.path} has format version {version[0]}.{version[1]}; "
                                   f"this reader reads {MAJOR}.x")
+            if verify:  # the child checked every complete point
+                self._verified = set(self.points())
         except Exception:
             self._file.close()
             raise
@@ -187,12 +198,49 @@ class Results:
         return _table(self._file.get("run/ranks"), RANK_COLUMNS)
 
     def points(self):
-        """Ids of the complete points, in increasing order."""
-        ids = []
-        for name, group in self._file["points"].items():
-            if name.isdigit() and _text(group.attrs.get("status", "")) == "complete":
-                ids.append(int(name))
-        return sorted(ids)
+        """Ids of the complete points, in increasing order. A point group HDF5 cannot read (a
+        damaged object header) raises DamagedFile: it is neither complete nor absent."""
+        status = self.point_status()
+        for pid, s in status.items():
+            if s == "unreadable":
+                raise DamagedFile(self.path, f"/points/{pid:06d}", "cannot be read (its HDF5 "
+                                  "object header is damaged)")
+        return sorted(pid for pid, s in status.items() if s == "complete")
+
+    def point_status(self):
+        """{point id: status} for every point group in the file, as storq info says it:
+        "complete", "interrupted" (no status "complete": a write cut short) or "unreadable"
+        (HDF5 cannot open it). Points without a group are not listed."""
+        out = {}
+        try:
+            names = [n for n in self._file["points"] if n.isdigit()]
+        except Exception as e:  # noqa: BLE001 - h5py raises several types on damaged metadata
+            raise DamagedFile(self.path, "/points", f"its members cannot be listed ({e})") from e
+        for name in names:
+            try:
+                status = _text(self._file["points"][name].attrs.get("status", ""))
+                out[int(name)] = "complete" if status == "complete" else "interrupted"
+            except Exception:  # noqa: BLE001
+                out[int(name)] = "unreadable"
+        return out
+
+    @property
+    def state(self):
+        """"finished" (every point of the file's share complete), "partial" (some missing or
+        interrupted: a run or merge not done) or "damaged" (a point group HDF5 cannot read)."""
+        status = self.point_status()
+        if "unreadable" in status.values():
+            return "damaged"
+        count = int(self.attrs.get("task_count", 1))
+        task = int(self.attrs.get("task_index", 0))
+        share = [p for p in range(len(self._file["/points/index"])) if p % count == task]
+        return "finished" if all(status.get(p) == "complete" for p in share) else "partial"
+
+    def verify(self):
+        """Check every complete point against its checksums; DamagedFile at the first mismatch or
+        unreadable point group. Reading a point checks it anyway; this checks them all now."""
+        for pid in self.points():
+            self._point(pid)
 
     def checkpoints(self):
         """Unfinished points of a partial file that have a checkpoint (schema 1.2): {point id:
@@ -212,8 +260,15 @@ class Results:
         if name not in self._file:
             raise KeyError(f"{self.path}: no point {pid}")
         group = self._file[name]
-        if _text(group.attrs.get("status", "")) != "complete":
+        try:
+            status = _text(group.attrs.get("status", ""))
+        except Exception as e:  # noqa: BLE001
+            raise DamagedFile(self.path, name, f"cannot be read ({e})") from e
+        if status != "complete":
             raise KeyError(f"{self.path}: point {pid} is not complete (interrupted write)")
+        if int(pid) not in self._verified:  # once per point: its checksums, then its values
+            verify_point(self.path, group)
+            self._verified.add(int(pid))
         return group
 
     def point_attrs(self, pid):

@@ -1,0 +1,21 @@
+/* Reading a file HDF5 may crash on. HDF5 1.10 trusts its own metadata, and a damaged global heap,
+ * B-tree or object header can make it read through a wild pointer (SIGSEGV). storq_h5_guard runs
+ * fn(ctx, result, err) in a fork()ed child and sends back its return code, error and the size
+ * bytes of result; a child that crashes becomes the usage error "PATH: object '/': damaged HDF5
+ * structure: HDF5 crashed reading it (signal 11, ...): the file is damaged" (exit 2), so the
+ * caller returns through its normal error path (merge and --resume remove their lock). What the
+ * child printed to out stays printed. Without fork (no process to spare) fn runs here. */
+#ifndef STORQ_H5_GUARD_H
+#define STORQ_H5_GUARD_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+typedef int (*storq_guarded_fn)(void *ctx, void *result, storq_error *err);
+
+int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FILE *out,
+                   const char *label, const char *path, storq_error *err);
+
+#endif
