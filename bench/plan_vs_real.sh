@@ -18,7 +18,7 @@ sweep=(run supermarket --n 100,1000,10000 --L 2,3 --k 1 --lambda 0.9 --warmup 10
 echo "${sweep[*]}"
 # the wall time predicted for W workers in a plan's output
 wall_of() { awk -v w="$2" '$1 == w && $3 ~ /^[0-9]\.[0-9][0-9][0-9]$/ { print $2; exit }' <<<"$1"; }
-echo "| ranks R | load before | predicted, W = R | W = min(R, $cores) | from the 1-rank file, W = R | W = min(R, $cores) | measured wall (/run) | whole command | recorded efficiency | work predicted / busy measured |"
+echo "| ranks R | load before | predicted, W = R | W = min(R, $cores) | from the 1-rank file, W = R | W = min(R, $cores) | measured wall (/run) | whole command | recorded efficiency | work predicted / busy measured (s) |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 first=""
 for r in "${ranks[@]}"; do
@@ -36,10 +36,11 @@ for r in "${ranks[@]}"; do
   info=$("$storq" info "r$r.h5" | grep '^run: ')
   wall=$(sed -E 's/.* wall ([0-9.e+-]+) s.*/\1/' <<<"$info")
   eff=$(sed -E 's/.*parallel efficiency ([0-9.]+).*/\1/' <<<"$info")
-  busy=$(sed -E 's/.* busy ([0-9.e+-]+) worker-s.*/\1/' <<<"$info")
+  # busy: CPU seconds simulating (an older storq's line: worker-seconds in units)
+  busy=$(sed -E 's/.* busy ([0-9.e+-]+) (CPU|worker)-s.*/\1/' <<<"$info")
   work=$(sed -nE 's/^units: .*, work ([0-9.e+-]+) worker-s.*/\1/p' <<<"$here")
   [ -n "$first" ] || first="r$r.h5"
-  printf "| %s | %s | %s s | %s s | %s | %s | %s s | %.2f s | %s | %s / %s worker-s |\n" "$r" \
+  printf "| %s | %s | %s s | %s s | %s | %s | %s s | %.2f s | %s | %s / %s |\n" "$r" \
     "$load" "$(wall_of "$here" "$r")" "$(wall_of "$here" "$c")" "$from_r" "$from_c" "$wall" \
     "$(echo "$t1 - $t0" | bc)" "$eff" "$work" "$busy"
 done
