@@ -332,12 +332,9 @@ static int take_message(run_state *st, storq_message *m, storq_error *err)
     } else if (m->kind == STORQ_MSG_DONE) {
         pthread_mutex_lock(&st->collect_lock);
         st->ranks_done++;
-        int failed = m->status.code && !st->status.code;
-        if (failed)
-            st->status = m->status;
         pthread_mutex_unlock(&st->collect_lock);
-        if (failed)
-            storq_run_fail(st, &m->status); /* nobody else takes more units */
+        if (m->status.code)
+            storq_run_fail(st, &m->status); /* the run's status if first; nobody takes more */
     } else {
         rc = STORQ_RUNTIME_FAIL(err, "an unexpected message from rank %d", m->source);
     }

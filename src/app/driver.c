@@ -315,24 +315,21 @@ static void *serving_thread(void *arg)
 
 /* Rank 0 of several ranks: the serving thread, so that no other rank waits on rank 0's own
  * replications (docs/architecture.md, "Handing out work"). */
-static int start_serving(run_state *st, storq_error *err)
+static void start_serving(run_state *st)
 {
     if (st->rank != 0 || st->nranks < 2)
-        return STORQ_OK;
+        return;
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     if (level < MPI_THREAD_SERIALIZED) { /* only the main thread may call MPI */
         st->serve_inline = 1;
-        return STORQ_OK;
-    }
-    if (pthread_create(&st->server, NULL, serving_thread, st) != 0) {
+    } else if (pthread_create(&st->server, NULL, serving_thread, st) != 0) {
         storq_warn("could not start rank 0's serving thread: rank 0 only hands out work and "
                    "takes in results");
         st->serve_inline = 1;
-        return STORQ_OK;
+    } else {
+        st->serving = 1;
     }
-    st->serving = 1;
-    return STORQ_OK;
 }
 
 /* Every thread of every rank takes units until none are left; rank 0's threads show progress
@@ -648,7 +645,7 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
         start_progress(&st);
         if (st.progress_on || st.nranks > 1)
             storq_poll_install(poll, &st, st.poll_every);
-        rc = start_serving(&st, err);
+        start_serving(&st);
         if (st.serve_inline)
             serving_thread(&st);
         else
