@@ -88,9 +88,11 @@ class Context:
         self.commands[name] = shown
         return out
 
-    def figure(self, fig, stem, title, data, checks, runs, paper):
+    def figure(self, fig, stem, title, data, checks, runs, paper, paper_ref=None, caption=None):
         """Save FIG as OUT/<stem>.png and .svg and record its data and checks.
-        checks: [(description, bool)]; runs: the run names whose commands made the data."""
+        checks: [(description, bool)]; runs: the run names whose commands made the data;
+        paper_ref: what it reproduces, e.g. ["003 Fig. 7"] or ["000 delay vs file size"];
+        caption: the gallery's text (numbers in it computed from the plotted data)."""
         import matplotlib.pyplot as plt
 
         fig.suptitle(title, fontsize="medium")
@@ -98,7 +100,35 @@ class Context:
         for ext in ("png", "svg"):
             fig.savefig(self.out / f"{stem}.{ext}", dpi=110)
         plt.close(fig)
-        rec = {"model": self.model, "stem": stem, "title": title, "paper": paper,
+        return self._record("figure", stem, title, data, checks, runs, paper, paper_ref, caption)
+
+    def table(self, stem, title, columns, rows, runs, paper_ref, caption, checks=(), digits=4):
+        """Write a generated table as OUT/<stem>.md (markdown, what the docs quote) and
+        OUT/<stem>.csv (full precision), and record it like a figure. rows: lists of values."""
+        import csv
+
+        def cell(v):
+            if isinstance(v, (float, np.floating)):
+                return "nan" if not np.isfinite(v) else f"{v:.{digits}g}"
+            return str(v)
+
+        with open(self.out / f"{stem}.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(columns)
+            w.writerows([[repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in r]
+                         for r in rows])
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
+        (self.out / f"{stem}.md").write_text("\n".join(lines) + "\n")
+        data = {"columns": list(columns), "rows": rows}
+        return self._record("table", stem, title, data, list(checks), runs, title, paper_ref, caption)
+
+    def _record(self, kind, stem, title, data, checks, runs, paper, paper_ref, caption):
+        checks = list(checks)
+        if not paper_ref:
+            checks.append(("names what it reproduces (paper_ref)", False))
+        rec = {"model": self.model, "kind": kind, "stem": stem, "title": title, "paper": paper,
+               "paper_ref": list(paper_ref or []), "caption": caption or "",
                "commands": [self.commands[r] for r in runs],
                "checks": [{"what": w, "ok": bool(ok)} for w, ok in checks],
                "data": _jsonable(data)}
@@ -137,6 +167,7 @@ def main(argv=None):
     ctx = Context(args.mode, args.out, Path(args.work) / args.mode, args.storq, root)
     wanted = [m for m in args.only.split(",") if m] or modules()
     failed, t_all = [], time.time()
+    load0, cpu0 = os.getloadavg()[0], _children_cpu()
     for name in wanted:
         if name not in modules():
             print(f"figures: no figure module for '{name}' (have: {', '.join(modules())})")
@@ -158,13 +189,26 @@ def main(argv=None):
             print(f"figures: {name} FAILED: {e}")
             failed.append(name)
         print(f"figures: {name} done in {time.time() - t0:.1f} s", flush=True)
-    manifest = {"mode": args.mode, "seconds": round(time.time() - t_all, 1), "figures": ctx.records}
+    seconds = round(time.time() - t_all, 1)
+    manifest = {"mode": args.mode, "seconds": seconds, "figures": ctx.records}
     with open(Path(args.out) / "manifest.json", "w") as f:
         json.dump(manifest, f, indent=1)
+    if not args.only:  # a whole run: its budget and the gallery
+        from . import _gallery
+
+        budget = _gallery.record_budget(Path(args.out), args.mode, seconds, load0, _children_cpu() - cpu0)
+        _gallery.write(manifest, budget, Path(args.out), root)
     bad = [(r["stem"], c["what"]) for r in ctx.records for c in r["checks"] if not c["ok"]]
     print(f"figures: {len(ctx.records)} figures in {args.out} ({manifest['seconds']} s); "
           f"{len(bad)} failed checks" + (f"; failed models: {', '.join(failed)}" if failed else ""))
     return 1 if bad or failed else 0
+
+
+def _children_cpu():
+    import resource
+
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_CHILDREN),
+                                                  resource.getrusage(resource.RUSAGE_SELF)))
 
 
 # Helpers shared by the model modules.
