@@ -71,12 +71,14 @@ static int read_column(checker *c, hid_t d, hid_t ftype, int m)
     int is_vlen = col->cls == 's' && H5Tis_variable_str(mft) > 0;
     col->size = col->cls == 's' ? H5Tget_size(mft) : 8;
     storq_h5u_close_type(&mft);
-    if (!col->name || is_vlen || (col->cls != 'i' && col->cls != 'u' && col->cls != 'f' &&
-                                  col->cls != 's'))
-        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "column %d ('%s') is %s; the schema says integer, "
-                   "float64 or a fixed-length string", m, col->name ? col->name : "?",
-                   is_vlen ? "a variable-length string" : chk_class_text(col->cls));
-    hid_t elem = col->cls == 'f' ? H5Tcopy(H5T_NATIVE_DOUBLE)
+    if (!col->name || is_vlen ||
+        (col->cls != 'i' && col->cls != 'u' && col->cls != 'f' && col->cls != 's'))
+        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH,
+                       "column %d ('%s') is %s; the schema says integer, "
+                       "float64 or a fixed-length string",
+                       m, col->name ? col->name : "?",
+                       is_vlen ? "a variable-length string" : chk_class_text(col->cls));
+    hid_t elem = col->cls == 'f'   ? H5Tcopy(H5T_NATIVE_DOUBLE)
                  : col->cls == 'i' ? H5Tcopy(H5T_NATIVE_INT64)
                  : col->cls == 'u' ? H5Tcopy(H5T_NATIVE_UINT64)
                                    : H5Tcopy(H5T_C_S1);
@@ -89,8 +91,8 @@ static int read_column(checker *c, hid_t d, hid_t ftype, int m)
     storq_h5u_close_type(&t);
     storq_h5u_close_type(&elem);
     if (!ok)
-        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "column '%s' cannot be read: the file is damaged",
-                   col->name);
+        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH,
+                       "column '%s' cannot be read: the file is damaged", col->name);
     return STORQ_OK;
 }
 
@@ -102,8 +104,7 @@ static int check_index(checker *c, uint32_t *crc)
     hid_t d = H5Dopen2(c->file, STORQ_SCHEMA_INDEX_PATH, H5P_DEFAULT);
     hid_t ftype = d >= 0 ? H5Dget_type(d) : -1;
     c->ncols = ftype >= 0 ? H5Tget_nmembers(ftype) : -1;
-    int rc = c->ncols >= 1 ? STORQ_OK
-                           : chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "has no columns");
+    int rc = c->ncols >= 1 ? STORQ_OK : chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "has no columns");
     if (!rc) {
         c->cols = calloc((size_t)c->ncols, sizeof *c->cols);
         if (!c->cols)
@@ -116,14 +117,16 @@ static int check_index(checker *c, uint32_t *crc)
     STORQ_TRY(rc);
     const column *ids = &c->cols[0];
     if (strcmp(ids->name, STORQ_SCHEMA_INDEX_POINT) != 0 || ids->cls != 'u')
-        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "its first column is '%s', not the point ids "
-                   "('" STORQ_SCHEMA_INDEX_POINT "', uint64)", ids->name);
+        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH,
+                       "its first column is '%s', not the point ids "
+                       "('" STORQ_SCHEMA_INDEX_POINT "', uint64)",
+                       ids->name);
     for (size_t r = 0; r < c->nrows; r++) {
         uint64_t id;
         memcpy(&id, ids->data + r * 8, 8);
         if (id != r)
             return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "row %zu has point id %" PRIu64 ", not %zu",
-                       r, id, r);
+                           r, id, r);
     }
     *crc = 0;
     for (int m = 0; m < c->ncols; m++) {
@@ -140,18 +143,22 @@ static int check_expected(checker *c, const storq_h5_expect *e)
     size_t nparams = storq_param_count(e->model->params);
     if (c->nrows != e->npoints)
         return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "has %zu points; the run being resumed has %zu",
-                   c->nrows, e->npoints);
+                       c->nrows, e->npoints);
     if ((size_t)c->ncols != nparams + 1)
-        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "has %d parameter columns; model %s has %zu "
-                   "parameters", c->ncols - 1, e->model->name, nparams);
+        return chk_bad(c, STORQ_SCHEMA_INDEX_PATH,
+                       "has %d parameter columns; model %s has %zu "
+                       "parameters",
+                       c->ncols - 1, e->model->name, nparams);
     for (size_t i = 0; i < nparams; i++) {
         const storq_param_def *def = &e->model->params[i];
         const column *col = &c->cols[i + 1];
         char want = def->type == STORQ_PARAM_INT ? 'i' : def->type == STORQ_PARAM_REAL ? 'f' : 's';
         if (strcmp(col->name, def->name) != 0 || col->cls != want)
-            return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "column %zu is '%s' (%s); model %s's "
-                       "parameter %zu is '%s' (%s)", i + 1, col->name, chk_class_text(col->cls),
-                       e->model->name, i + 1, def->name, chk_class_text(want));
+            return chk_bad(c, STORQ_SCHEMA_INDEX_PATH,
+                           "column %zu is '%s' (%s); model %s's "
+                           "parameter %zu is '%s' (%s)",
+                           i + 1, col->name, chk_class_text(col->cls), e->model->name, i + 1,
+                           def->name, chk_class_text(want));
         for (size_t p = 0; p < e->npoints; p++) {
             const unsigned char *v = col->data + p * col->size;
             const storq_param_value *x = &e->points[p].v[i];
@@ -181,8 +188,10 @@ static int check_expected(checker *c, const storq_h5_expect *e)
                 free(owned);
             }
             if (!same)
-                return chk_bad(c, STORQ_SCHEMA_INDEX_PATH, "point %zu has %s = %s; in the run being "
-                           "resumed it is %s", p, def->name, there, here);
+                return chk_bad(c, STORQ_SCHEMA_INDEX_PATH,
+                               "point %zu has %s = %s; in the run being "
+                               "resumed it is %s",
+                               p, def->name, there, here);
         }
     }
     return STORQ_OK;
@@ -221,8 +230,8 @@ static int check_param(checker *c, hid_t g, const char *where, const column *col
         hid_t attr = H5Aopen(g, col->name, H5P_DEFAULT);
         uint64_t a = 0, x;
         memcpy(&x, v, 8);
-        if (attr >= 0 && H5Aread(attr, col->cls == 'i' ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64,
-                                 &a) >= 0)
+        if (attr >= 0 &&
+            H5Aread(attr, col->cls == 'i' ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, &a) >= 0)
             same = a == x;
         if (attr >= 0)
             H5Aclose(attr);
@@ -232,12 +241,11 @@ static int check_param(checker *c, hid_t g, const char *where, const column *col
     }
     if (!same)
         return chk_bad(c, where, "has %s = %s, but row %zu of " STORQ_SCHEMA_INDEX_PATH " says %s",
-                   col->name, here, id, there);
+                       col->name, here, id, there);
     return STORQ_OK;
 }
 
-static int check_point_attrs(checker *c, hid_t g, const char *where, size_t id,
-                             uint64_t *reps)
+static int check_point_attrs(checker *c, hid_t g, const char *where, size_t id, uint64_t *reps)
 {
     int present;
     STORQ_TRY(chk_expect_attr(c, g, STORQ_SCHEMA_ATTR_MODEL, 's', 1, &present));
@@ -252,7 +260,7 @@ static int check_point_attrs(checker *c, hid_t g, const char *where, size_t id,
                  : STORQ_OK;
     if (!rc && strcmp(model, c->model) != 0)
         rc = chk_bad(c, where, "has model '%.60s', but the run (the root attribute model) is '%s'",
-                 model, c->model);
+                     model, c->model);
     free(model);
     STORQ_TRY(rc);
     /* With a precision target a point takes batches of the run's replications, up to its
@@ -264,11 +272,15 @@ static int check_point_attrs(checker *c, hid_t g, const char *where, size_t id,
         STORQ_TRY(chk_expect_attr(c, g, STORQ_SCHEMA_ATTR_MAX_REPLICATIONS, 'i', 1, &present));
         if (storq_h5u_read_attr_u64(g, STORQ_SCHEMA_ATTR_MAX_REPLICATIONS, &max, &ignore) ||
             *reps == 0 || *reps > max)
-            return chk_bad(c, where, "holds %" PRIu64 " replications, not 1 to its "
-                       "max_replications (%" PRIu64 ")", *reps, max);
+            return chk_bad(c, where,
+                           "holds %" PRIu64 " replications, not 1 to its "
+                           "max_replications (%" PRIu64 ")",
+                           *reps, max);
     } else if (*reps != c->replications) {
-        return chk_bad(c, where, "holds %" PRIu64 " replications, but the run (the root attribute "
-                   "replications) has %" PRIu64, *reps, c->replications);
+        return chk_bad(c, where,
+                       "holds %" PRIu64 " replications, but the run (the root attribute "
+                       "replications) has %" PRIu64,
+                       *reps, c->replications);
     }
     for (int m = 1; m < c->ncols; m++)
         STORQ_TRY(check_param(c, g, where, &c->cols[m], id));
@@ -314,7 +326,7 @@ static int check_observable(checker *c, hid_t obs, hid_t reps_group, const char 
             rc = chk_expect_dataset(c, g, "axis", 'f', 1, &s);
             if (!rc && s.dims[0] != value.dims[0])
                 rc = chk_bad(c, where, "its axis has %llu values for %llu rows",
-                         (unsigned long long)s.dims[0], (unsigned long long)value.dims[0]);
+                             (unsigned long long)s.dims[0], (unsigned long long)value.dims[0]);
         }
     } else if (strcmp(kind, "histogram") == 0) {
         rc = chk_expect_dataset(c, g, "counts", 'i', 1, &m);
@@ -322,7 +334,7 @@ static int check_observable(checker *c, hid_t obs, hid_t reps_group, const char 
             rc = chk_expect_dataset(c, g, "bin_edges", 'f', 1, &s);
         if (!rc && s.dims[0] != m.dims[0] + 1)
             rc = chk_bad(c, where, "its bin_edges has %llu values for %llu bins",
-                     (unsigned long long)s.dims[0], (unsigned long long)m.dims[0]);
+                         (unsigned long long)s.dims[0], (unsigned long long)m.dims[0]);
         static const char *const ints[] = {"underflow", "overflow", "count"};
         static const char *const reals[] = {"sum", "min", "max", "mean"};
         for (size_t i = 0; !rc && i < 3; i++)
@@ -349,7 +361,7 @@ static int check_observable(checker *c, hid_t obs, hid_t reps_group, const char 
         chk_object_name(reps_group, rw, sizeof rw);
         snprintf(rw + strlen(rw), sizeof rw - strlen(rw), "/%s", name);
         return chk_bad(c, rw, "has shape %s; the point holds %" PRIu64 " replications of %s", sh,
-                   reps, where);
+                       reps, where);
     }
     return STORQ_OK;
 }
@@ -373,8 +385,7 @@ static int check_arrays(checker *c, hid_t g)
     return rc;
 }
 
-static int open_member_group(checker *c, hid_t g, const char *where, const char *name,
-                             hid_t *out)
+static int open_member_group(checker *c, hid_t g, const char *where, const char *name, hid_t *out)
 {
     H5O_info_t info;
     *out = -1;
@@ -463,8 +474,9 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
             break;
         }
         if (id >= c->nrows) {
-            rc = chk_bad(c, where, "is not a point of the run (" STORQ_SCHEMA_INDEX_PATH " has %zu)",
-                     c->nrows);
+            rc =
+                chk_bad(c, where, "is not a point of the run (" STORQ_SCHEMA_INDEX_PATH " has %zu)",
+                        c->nrows);
             break;
         }
         hid_t g = H5Gopen2(top, names[i], H5P_DEFAULT);
@@ -501,8 +513,8 @@ int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
     return rc;
 }
 
-int storq_h5_check_file_here(hid_t file, const char *path, const char *label,
-                             storq_h5_checked *out, storq_error *err)
+int storq_h5_check_file_here(hid_t file, const char *path, const char *label, storq_h5_checked *out,
+                             storq_error *err)
 {
     checker c = {.file = file, .path = path, .label = label, .err = err};
     storq_h5_checked found = {0};
@@ -529,8 +541,8 @@ int storq_h5_check_file_here(hid_t file, const char *path, const char *label,
     return rc;
 }
 
-int storq_h5_open_checked(const char *path, const char *hint, hid_t *file,
-                          storq_h5_checked *out, storq_error *err)
+int storq_h5_open_checked(const char *path, const char *hint, hid_t *file, storq_h5_checked *out,
+                          storq_error *err)
 {
     STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ, hint, file, NULL, err));
     int rc = storq_h5_check_file(*file, path, NULL, out, err);

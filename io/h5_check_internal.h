@@ -9,7 +9,7 @@
 
 #include "error.h"
 
-#define MAX_DEPTH 8 /* a point group is 3 levels deep; deeper is not storq's */
+#define MAX_DEPTH 8            /* a point group is 3 levels deep; deeper is not storq's */
 #define DEFLATE_MAX_RATIO 1032 /* zlib's best: a run of one byte value */
 
 /* One column of /points/index, as read. */
@@ -49,8 +49,7 @@ const char *chk_class_text(char cls);
 void chk_shape_text(const shape *s, char *buf, size_t size);
 int chk_expect_dataset(checker *c, hid_t loc, const char *name, char cls, int rank, shape *s);
 int chk_same_dims(const shape *a, const shape *b);
-int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int required,
-                    int *present);
+int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int required, int *present);
 int chk_links(checker *c);
 int chk_tree(checker *c, hid_t group, int depth);
 int chk_layouts(checker *c);

@@ -25,8 +25,8 @@ int chk_bad(checker *c, const char *object, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     H5Eclear2(H5E_DEFAULT);
-    return storq_fail(c->err, STORQ_ERR_USAGE, "%s%s%s: object '%s': %s",
-                      c->label ? c->label : "", c->label ? ": " : "", c->path, object, what);
+    return storq_fail(c->err, STORQ_ERR_USAGE, "%s%s%s: object '%s': %s", c->label ? c->label : "",
+                      c->label ? ": " : "", c->path, object, what);
 }
 
 /* The path of an open object, for messages. */
@@ -119,11 +119,14 @@ static int dataset_shape(checker *c, hid_t d, shape *s)
         limit = stored <= c->size ? stored * DEFLATE_MAX_RATIO : 0;
     }
     if (layout == H5D_VIRTUAL)
-        return chk_bad(c, name, "is a virtual dataset, whose data live in other files; storq reads "
-                   "nothing from outside the file it is given");
+        return chk_bad(c, name,
+                       "is a virtual dataset, whose data live in other files; storq reads "
+                       "nothing from outside the file it is given");
     if (external != 0)
-        return chk_bad(c, name, "stores its data in an external file ('%s'); storq reads nothing "
-                   "from outside the file it is given", ext);
+        return chk_bad(c, name,
+                       "stores its data in an external file ('%s'); storq reads nothing "
+                       "from outside the file it is given",
+                       ext);
     hid_t t = H5Dget_type(d), space = H5Dget_space(d);
     H5S_class_t sc = space >= 0 ? H5Sget_simple_extent_type(space) : H5S_NO_CLASS;
     s->cls = t >= 0 ? chk_type_class(t) : '?';
@@ -140,12 +143,15 @@ static int dataset_shape(checker *c, hid_t d, shape *s)
         char sh[200];
         chk_shape_text(s, sh, sizeof sh);
         if (layout == H5D_CHUNKED)
-            return chk_bad(c, name, "claims %s elements of %zu bytes, more than its %llu bytes in "
-                       "the file can hold compressed: the file is damaged or was not written "
-                       "by storq", sh, elsize, (unsigned long long)(limit / DEFLATE_MAX_RATIO));
-        return chk_bad(c, name, "claims %s elements of %zu bytes, more than the whole file (%llu "
-                   "bytes) holds: the file is damaged or was not written by storq", sh, elsize,
-                   (unsigned long long)c->size);
+            return chk_bad(c, name,
+                           "claims %s elements of %zu bytes, more than its %llu bytes in "
+                           "the file can hold compressed: the file is damaged or was not written "
+                           "by storq",
+                           sh, elsize, (unsigned long long)(limit / DEFLATE_MAX_RATIO));
+        return chk_bad(c, name,
+                       "claims %s elements of %zu bytes, more than the whole file (%llu "
+                       "bytes) holds: the file is damaged or was not written by storq",
+                       sh, elsize, (unsigned long long)c->size);
     }
     return STORQ_OK;
 }
@@ -158,8 +164,8 @@ int chk_expect_dataset(checker *c, hid_t loc, const char *name, char cls, int ra
     chk_object_name(loc, lname, sizeof lname);
     snprintf(where, sizeof where, "%s/%s", strcmp(lname, "/") ? lname : "", name);
     H5O_info_t info;
-    if (!storq_h5u_has_link(loc, name) ||
-        H5Oget_info_by_name(loc, name, &info, H5P_DEFAULT) < 0 || info.type != H5O_TYPE_DATASET)
+    if (!storq_h5u_has_link(loc, name) || H5Oget_info_by_name(loc, name, &info, H5P_DEFAULT) < 0 ||
+        info.type != H5O_TYPE_DATASET)
         return chk_bad(c, where, "is missing (or not a dataset)");
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (d < 0)
@@ -169,12 +175,13 @@ int chk_expect_dataset(checker *c, hid_t loc, const char *name, char cls, int ra
     STORQ_TRY(rc);
     int cls_ok = s->cls == cls || (cls == 'i' && s->cls == 'u');
     if (!cls_ok)
-        return chk_bad(c, where, "is %s; the schema says %s", chk_class_text(s->cls), chk_class_text(cls));
+        return chk_bad(c, where, "is %s; the schema says %s", chk_class_text(s->cls),
+                       chk_class_text(cls));
     if (rank >= 0 && s->rank != rank) {
         char sh[200];
         chk_shape_text(s, sh, sizeof sh);
         return chk_bad(c, where, "has shape %s; the schema says %d dimension%s", sh, rank,
-                   rank == 1 ? "" : "s");
+                       rank == 1 ? "" : "s");
     }
     return STORQ_OK;
 }
@@ -191,8 +198,7 @@ int chk_same_dims(const shape *a, const shape *b)
 
 /* Attribute loc@name: of class cls ('i': any integer), one value. 1 when present, 0 when absent
  * and optional. */
-int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int required,
-                       int *present)
+int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int required, int *present)
 {
     char where[600];
     chk_object_name(loc, where, sizeof where);
@@ -210,7 +216,7 @@ int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int requi
     H5Eclear2(H5E_DEFAULT);
     if (!(got == cls || (cls == 'i' && got == 'u')) || n != 1)
         return chk_bad(c, where, "its attribute '%s' is not one value of %s", name,
-                   chk_class_text(cls));
+                       chk_class_text(cls));
     return STORQ_OK;
 }
 
@@ -240,18 +246,21 @@ static void check_soft_link(checker *c, hid_t g, const char *name, const char *w
     const char *layout = target + sizeof prefix - 1;
     if (strcmp(name, STORQ_SCHEMA_BIN_EDGES) != 0 ||
         strncmp(target, prefix, sizeof prefix - 1) != 0 || !*layout || strchr(layout, '/')) {
-        chk_bad(c, where, "is a soft link (to '%s'); storq writes soft links only from a "
-            "histogram's " STORQ_SCHEMA_BIN_EDGES " to " STORQ_SCHEMA_LAYOUTS_PATH "/NAME", target);
+        chk_bad(c, where,
+                "is a soft link (to '%s'); storq writes soft links only from a "
+                "histogram's " STORQ_SCHEMA_BIN_EDGES " to " STORQ_SCHEMA_LAYOUTS_PATH "/NAME",
+                target);
         return;
     }
     H5L_info_t li;
     H5O_info_t oi;
     if (!storq_h5u_has_link(c->file, target) ||
         H5Lget_info(c->file, target, &li, H5P_DEFAULT) < 0 || li.type != H5L_TYPE_HARD ||
-        H5Oget_info_by_name(c->file, target, &oi, H5P_DEFAULT) < 0 ||
-        oi.type != H5O_TYPE_DATASET)
-        chk_bad(c, where, "is a soft link to '%s', which is not a dataset of the file: the file is "
-            "damaged", target);
+        H5Oget_info_by_name(c->file, target, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_DATASET)
+        chk_bad(c, where,
+                "is a soft link to '%s', which is not a dataset of the file: the file is "
+                "damaged",
+                target);
 }
 
 static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
@@ -264,10 +273,13 @@ static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void
         char val[1024] = "";
         const char *file = "?", *obj = "?";
         unsigned flags;
-        if (info->u.val_size <= sizeof val && H5Lget_val(g, name, val, sizeof val, H5P_DEFAULT) >= 0)
+        if (info->u.val_size <= sizeof val &&
+            H5Lget_val(g, name, val, sizeof val, H5P_DEFAULT) >= 0)
             H5Lunpack_elink_val(val, info->u.val_size, &flags, &file, &obj);
-        chk_bad(c, where, "is an external link (to '%s' in %s); storq reads nothing from outside the "
-            "file it is given", obj, file);
+        chk_bad(c, where,
+                "is an external link (to '%s' in %s); storq reads nothing from outside the "
+                "file it is given",
+                obj, file);
         return 1;
     }
     if (info->type == H5L_TYPE_SOFT) {
@@ -365,7 +377,8 @@ int chk_layouts(checker *c)
     int rc = STORQ_OK;
     if (storq_h5u_list_links(top, &names, &n, c->err)) {
         c->err->code = 0;
-        rc = chk_bad(c, STORQ_SCHEMA_LAYOUTS_PATH, "its members cannot be listed: the file is damaged");
+        rc = chk_bad(c, STORQ_SCHEMA_LAYOUTS_PATH,
+                     "its members cannot be listed: the file is damaged");
     }
     for (size_t i = 0; !rc && i < n; i++) {
         char where[600];
@@ -383,8 +396,9 @@ int chk_layouts(checker *c)
         if (!rc)
             rc = storq_h5_checksum_verify(d, c->label, c->path, &checked, c->err);
         if (!rc && !checked)
-            rc = chk_bad(c, where, "has no checksum (attribute '" STORQ_SCHEMA_ATTR_CRC32 "'): the "
-                     "file is damaged or was not written by storq");
+            rc = chk_bad(c, where,
+                         "has no checksum (attribute '" STORQ_SCHEMA_ATTR_CRC32 "'): the "
+                         "file is damaged or was not written by storq");
         storq_h5u_close_dataset(&d);
     }
     storq_h5u_free_names(names, n);
