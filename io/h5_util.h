@@ -28,6 +28,8 @@ void storq_h5u_close_group(hid_t *id);
 void storq_h5u_close_dataset(hid_t *id);
 void storq_h5u_close_type(hid_t *id);
 void storq_h5u_close_space(hid_t *id);
+/* A variable-length UTF-8 string type (caller closes; -1 on failure). */
+hid_t storq_h5u_vlen_string_type(void);
 
 /* The file access properties storq writes with (caller closes; -1 on failure): HDF5 1.8's
  * object formats (compact object headers; readable by HDF5 1.8 and later). Not 1.10's: their
