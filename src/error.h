@@ -2,6 +2,8 @@
 #ifndef STORQ_ERROR_H
 #define STORQ_ERROR_H
 
+#include <stddef.h>
+
 enum {
     STORQ_OK = 0,
     STORQ_ERR_RUNTIME = 1, /* something failed while running: I/O, memory, MPI */
@@ -12,6 +14,10 @@ enum {
 typedef struct storq_error {
     int code;
     char msg[1024];
+    /* A refusal of a load beyond capacity (model_kit.h's storq_refuse_unstable): msg is the
+     * reason, its first reason_len characters, then the advice. */
+    int unstable;
+    size_t reason_len;
 } storq_error;
 
 /* Record the first failure (later ones keep the original message) and return code. A word of the

@@ -36,6 +36,8 @@ typedef struct storq_model {
     /* Optional: the name of the point's headline scalar observable (the one --precision targets
      * when no observable is named), or NULL when the point has none. */
     const char *(*headline)(const void *ctx);
+    /* The headline's name when it is the same for every point (used when headline is NULL). */
+    const char *headline_name;
     /* Optional, for models whose request classes are one string parameter `classes`
      * (NAME:F1:F2:...|NAME:...): the fields after the name, in order ("share:k:nmax:delay"), so
      * that `--class` (repeatable) and sweep-file [class.NAME] sections can build it. */

@@ -105,9 +105,9 @@ expect_ok "" -- "${fj[@]}" --n 10 --k 1 --mu 1 --service pareto:2 --lambda 1.5 "
 expect_ok "" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --assign pod:2 --correlation 0.5 --lambda 9 "${small[@]}"
 printf '1\n2\n3\n' > "$work/trace.txt"
 expect_ok "" -- "${fj[@]}" --n 4 --k 2 --service "trace:$work/trace.txt" --lambda 2 "${small[@]}"
-expect_ok "warning: forkjoin: \-\-lambda 12 is at or beyond the stability bound 10" -- "${fj[@]}" --n 10 --k 5 --mu 1 --lambda 12 --allow-unstable "${small[@]}"
-expect_ok "warning: forkjoin: \-\-lambda 20 is at or beyond the stability bound 20" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --assign lwl --lambda 20 --allow-unstable "${small[@]}"
-expect_ok "warning: forkjoin: \-\-lambda 6 is at or beyond the stability bound 5" -- "${fj[@]}" --n 10 --k 5 --mu 1 --service det --lambda 6 --allow-unstable "${small[@]}"
-expect_ok "warning: forkjoin: \-\-lambda 12 is at or beyond the stability bound 10" -- run "$work/unstable.ini"
+expect_ok "warning: forkjoin: \-\-lambda: 12 is at or beyond the stability bound: the group takes less than 10 jobs" -- "${fj[@]}" --n 10 --k 5 --mu 1 --lambda 12 --allow-unstable "${small[@]}"
+expect_ok "warning: forkjoin: \-\-lambda: 20 is at or beyond the stability bound: each of the 2 groups takes less than 10 jobs per unit time, .* so lambda must be below 20" -- "${fj[@]}" --n 10 --k 5 --mu 1 --groups 2 --assign lwl --lambda 20 --allow-unstable "${small[@]}"
+expect_ok "warning: forkjoin: \-\-lambda: 6 is at or beyond the stability bound: the group takes less than 5 jobs" -- "${fj[@]}" --n 10 --k 5 --mu 1 --service det --lambda 6 --allow-unstable "${small[@]}"
+expect_ok "warning: forkjoin: \-\-lambda: 12 is at or beyond the stability bound: the group takes less than 10 jobs" -- run "$work/unstable.ini"
 
 report

@@ -32,7 +32,7 @@ expect 2 "\-\-k: has no effect with \-\-classes" -- "${px[@]}" --k 4 --classes "
 expect 2 "\-\-lambda: 6 is at or beyond the capacity estimate 5.33333 of \-\-code bafec (non-blocking admission, L = 16" -- "${px[@]}" --lambda 6 "${small[@]}"
 expect 2 "\-\-lambda: 4.5 is at or beyond the capacity estimate 4.44444 of \-\-code fixed:6" -- "${px[@]}" --lambda 4.5 --code fixed:3+fixed:6 "${small[@]}"
 expect 2 "\-\-lambda: 5.1 is at or beyond the capacity estimate 5 of \-\-code fixed:3 (blocking admission" -- "${px[@]}" --lambda 5.1 --admission blocking --code fixed:3 "${small[@]}"
-expect_ok "warning: proxy: \-\-lambda 6 is at or beyond the capacity estimate 5.33333 of \-\-code bafec" -- "${px[@]}" --lambda 6 --allow-unstable "${small[@]}"
+expect_ok "warning: proxy: \-\-lambda: 6 is at or beyond the capacity estimate 5.33333 of \-\-code bafec" -- "${px[@]}" --lambda 6 --allow-unstable "${small[@]}"
 # policies and admission
 expect 2 "\-\-code: 'mds' in 'fixed:3+mds' is not a code policy; accepted: distinct policies fixed:N" -- "${px[@]}" --code fixed:3+mds "${small[@]}"
 expect 2 "\-\-code: 'greedy' is listed twice" -- "${px[@]}" --code greedy+greedy "${small[@]}"

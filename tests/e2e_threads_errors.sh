@@ -33,7 +33,7 @@ expect 2 "\-\-preemption: 'sometimes' is not accepted" -- "${th[@]}" --preemptio
 expect 2 "\-\-rho: 1.2 asks for 180 chunks per unit time, at or beyond the throughput 150 of \-\-policy fcfs-r:off" -- "${th[@]}" --rho 1.2 "${small[@]}"
 expect 2 "\-\-rho: 0.8 asks for 84.2633 chunks per unit time, at or beyond the throughput 54.5455 of \-\-policy sedpt-wcr:off" -- "${th[@]}" --download hyperexp:0.5,10,0.5,100 --classes a:1:3:1 --policy sedpt-r+sedpt-wcr:off --load min --rho 0.8 "${small[@]}"
 expect 2 "\-\-rho: 1.05 asks for .* at or beyond the throughput upper bound" -- "${th[@]}" --download shexp:0.01,100 --policy sedpt-r --rho 1.05 "${small[@]}"
-expect_ok "warning: threads: \-\-rho 1.2 asks for 180 chunks per unit time, at or beyond the throughput 150 of fcfs-r:off" -- "${th[@]}" --rho 1.2 --allow-unstable "${small[@]}"
+expect_ok "warning: threads: \-\-rho: 1.2 asks for 180 chunks per unit time, at or beyond the throughput 150 of \-\-policy fcfs-r:off" -- "${th[@]}" --rho 1.2 --allow-unstable "${small[@]}"
 expect_ok "" -- "${th[@]}" --download hyperexp:0.5,10,0.5,100 --classes a:1:3:1 --policy sedpt-r --load min --rho 0.8 "${small[@]}"
 # laws
 expect 2 "\-\-download: 'exp:-1'" -- "${th[@]}" --download exp:-1 "${small[@]}"

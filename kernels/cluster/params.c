@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "big_array.h"
+#include "model_kit.h"
 #include "number.h"
 #include "distribution.h"
 #include "internal.h"
@@ -431,17 +432,13 @@ static int cl_check_load(const cl_ctx *c, const storq_params *p, storq_error *er
     if (c->rho < 1.0)
         return STORQ_OK;
     double cap = (double)c->m * c->mu / (c->Ek * c->Ec);
-    if (!p->allow_unstable)
-        return storq_fail(err, STORQ_ERR_USAGE,
-                          "--lambda: %g gives a per-server load rho = lambda E[k] E[c] / (m mu) "
-                          "= %g, at or above the capacity 1 (lambda must be below %g with --m "
-                          "%llu, --mu %g, E[k] = %g, E[c] = %g); there is no steady state. Lower "
-                          "--lambda or pass --allow-unstable",
-                          c->lambda, c->rho, cap, (unsigned long long)c->m, c->mu, c->Ek, c->Ec);
-    storq_warn("cluster: --lambda %g gives a per-server load %g >= capacity 1; workloads grow "
-               "without bound and the steady-state figures mean nothing (--allow-unstable)",
-               c->lambda, c->rho);
-    return STORQ_OK;
+    return storq_refuse_unstable(p, "cluster", "--lambda", err,
+                                 "--lambda: %g gives a per-server load rho = lambda E[k] E[c] / "
+                                 "(m mu) = %g, at or above the capacity 1 (lambda must be below "
+                                 "%g with --m %llu, --mu %g, E[k] = %g, E[c] = %g); there is no "
+                                 "steady state",
+                                 c->lambda, c->rho, cap, (unsigned long long)c->m, c->mu, c->Ek,
+                                 c->Ec);
 }
 
 static int cl_prepare(const storq_params *p, void **out, storq_error *err)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "number.h"
+#include "model_kit.h"
 #include "internal.h"
 
 static const storq_param_def fj_params[] = {
@@ -159,17 +160,13 @@ static int fj_check_stability(fj_ctx *c, const storq_params *p, storq_error *err
         char groups[48] = "the group";
         if (c->g > 1)
             snprintf(groups, sizeof groups, "each of the %llu groups", (unsigned long long)c->g);
-        if (!p->allow_unstable)
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--lambda: %g is at or beyond the stability bound: %s "
-                              "takes less than %g jobs per unit time, by %s; so "
-                              "lambda must be below %g under --assign %s. Lower --lambda or pass "
-                              "--allow-unstable",
-                              c->lambda, groups, c->capacity, why,
-                              c->capacity * (double)c->g, storq_param_string(p, "assign"));
-        storq_warn("forkjoin: --lambda %g is at or beyond the stability bound %g; queues grow "
-                   "without bound and the steady-state figures mean nothing (--allow-unstable)",
-                   c->lambda, c->capacity * (double)c->g);
+        STORQ_TRY(storq_refuse_unstable(p, "forkjoin", "--lambda", err,
+                                        "--lambda: %g is at or beyond the stability bound: %s "
+                                        "takes less than %g jobs per unit time, by %s; so lambda "
+                                        "must be below %g under --assign %s",
+                                        c->lambda, groups, c->capacity, why,
+                                        c->capacity * (double)c->g,
+                                        storq_param_string(p, "assign")));
     } else if (!isfinite(m.vs) && (c->k == 1 || c->delta == 1.0 || c->k == c->n)) {
         storq_warn("forkjoin: --service %s makes the mean response time infinite at this point "
                    "(the service time of a node has an infinite second moment): the simulated "

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "class_list.h"
+#include "model_kit.h"
 #include "internal.h"
 #include "memory.h"
 #include "number.h"
@@ -320,18 +321,14 @@ static int px_check_stability(const px_ctx *x, const storq_params *p, storq_erro
         const double C = px_mix_capacity(x, n);
         if (x->lambda < C)
             continue;
-        if (!p->allow_unstable)
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--lambda: %g is at or beyond the capacity estimate %g of --code %s "
-                              "(%s admission, L = %llu; the paper's approximation, "
-                              "theory/capacity_estimate). Lower --lambda or pass "
-                              "--allow-unstable",
-                              x->lambda, C, P->spec,
-                              x->admission == PX_BLOCKING ? "blocking" : "non-blocking",
-                              (unsigned long long)x->L);
-        storq_warn("proxy: --lambda %g is at or beyond the capacity estimate %g of --code %s; "
-                   "the backlog may grow without bound (--allow-unstable)",
-                   x->lambda, C, P->spec);
+        STORQ_TRY(storq_refuse_unstable(p, "proxy", "--lambda", err,
+                                        "--lambda: %g is at or beyond the capacity estimate %g "
+                                        "of --code %s (%s admission, L = %llu; the paper's "
+                                        "approximation, theory/capacity_estimate)",
+                                        x->lambda, C, P->spec,
+                                        x->admission == PX_BLOCKING ? "blocking"
+                                                                    : "non-blocking",
+                                        (unsigned long long)x->L));
     }
     return STORQ_OK;
 }

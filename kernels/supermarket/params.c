@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "model_kit.h"
 #include "meanfield.h"
 #include "memory.h"
 
@@ -147,18 +148,13 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     if (c->mode == SMK_MODE_STEADY && c->load >= 1.0) {
         double cap = 1.0 / ((double)c->k * (c->service_exp ? 1.0 / c->mu : c->service.mean));
-        if (!p->allow_unstable) {
-            rc = storq_fail(err, STORQ_ERR_USAGE,
-                            "--lambda: %g gives a per-server load lambda k E[service] = %g, at or "
-                            "above the capacity 1 (lambda must be below %g with --k %u and "
-                            "--service %s); there is no steady state. Lower --lambda or pass "
-                            "--allow-unstable",
-                            c->lambda, c->load, cap, c->k, c->service.spec);
+        rc = storq_refuse_unstable(p, "supermarket", "--lambda", err,
+                                   "--lambda: %g gives a per-server load lambda k E[service] = %g, "
+                                   "at or above the capacity 1 (lambda must be below %g with --k "
+                                   "%u and --service %s); there is no steady state",
+                                   c->lambda, c->load, cap, c->k, c->service.spec);
+        if (rc)
             goto fail;
-        }
-        storq_warn("supermarket: --lambda %g gives a per-server load %g >= capacity 1; queues grow "
-                   "without bound and the steady-state figures mean nothing (--allow-unstable)",
-                   c->lambda, c->load);
     }
     if (levels == 0) {
         /* at a load >= 1 there is no fixed point to size the levels by: 64 (set --levels to see

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "class_list.h"
+#include "model_kit.h"
 #include "internal.h"
 #include "memory.h"
 
@@ -239,16 +240,13 @@ static int th_check_capacity(const th_ctx *x, const storq_params *p, storq_error
         const double need = x->lambda * x->Ek;
         if (need < C)
             continue;
-        if (!p->allow_unstable)
-            return storq_fail(err, STORQ_ERR_USAGE,
-                              "--rho: %g asks for %g chunks per unit time, at or beyond the %s %g "
-                              "of --policy %s (L = %llu, --download %s; theory/capacity_*). "
-                              "Lower --rho or pass --allow-unstable",
-                              x->rho, need, exact ? "throughput" : "throughput upper bound", C,
-                              P->spec, (unsigned long long)x->L, x->dl.spec);
-        storq_warn("threads: --rho %g asks for %g chunks per unit time, at or beyond the %s %g of "
-                   "%s; the requests present may grow without bound (--allow-unstable)",
-                   x->rho, need, exact ? "throughput" : "throughput upper bound", C, P->spec);
+        STORQ_TRY(storq_refuse_unstable(p, "threads", "--rho", err,
+                                        "--rho: %g asks for %g chunks per unit time, at or beyond "
+                                        "the %s %g of --policy %s (L = %llu, --download %s; "
+                                        "theory/capacity_*)",
+                                        x->rho, need,
+                                        exact ? "throughput" : "throughput upper bound", C,
+                                        P->spec, (unsigned long long)x->L, x->dl.spec));
     }
     return STORQ_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "h5_checkpoint.h"
+#include "model_kit.h"
 #include "report.h"
 #include "run_state.h"
 #include "steady_state.h"
@@ -65,7 +66,7 @@ static int finish_point(run_state *st, size_t p, storq_error *err)
     int rc = storq_summary_compute(&sum, &ps->res, err);
     if (!rc && model->compare)
         rc = model->compare(st->ctx[p], &sum, &ps->theory, &cmp, err);
-    const char *headline = model->headline ? model->headline(st->ctx[p]) : NULL;
+    const char *headline = storq_model_headline(model, st->ctx[p]);
     if (!rc)
         rc = storq_steady_compare(&sum, headline, &cmp, err);
     if (!rc)

@@ -12,12 +12,13 @@
 #include "point_memory.h"
 #include "reduce.h"
 #include "run_state.h"
+#include "model_kit.h"
 #include "stop.h"
 #include "wait.h"
 
-static double rep_cost(const storq_model *m, const void *ctx)
+static double rep_cost(const storq_model *m, const void *ctx, const storq_params *p)
 {
-    double c = m->cost ? m->cost(ctx) : 1.0;
+    double c = storq_model_cost(m, ctx, p);
     return c > 0 ? c : 1.0;
 }
 
@@ -60,8 +61,8 @@ static int find_target(run_state *st, size_t p, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
     const char *name = spec->precision_obs;
-    if (!name && spec->model->headline)
-        name = spec->model->headline(st->ctx[p]);
+    if (!name)
+        name = storq_model_headline(spec->model, st->ctx[p]);
     if (!name)
         return storq_fail(err, STORQ_ERR_USAGE, "--precision: point %zu of model '%s' has no "
                           "headline observable; name a scalar one: --precision %g:NAME", p,
@@ -111,8 +112,8 @@ static int prepare_points(run_state *st, storq_error *err)
             continue;
         }
         STORQ_TRY(declare_point(spec, p, st->ctx[p], &st->obs[p], err));
-        st->cost[p] = rep_cost(spec->model, st->ctx[p]);
-        st->steps[p] = spec->model->steps ? spec->model->steps(st->ctx[p]) : 0.0;
+        st->cost[p] = rep_cost(spec->model, st->ctx[p], &spec->points[p]);
+        st->steps[p] = storq_model_steps(spec->model, st->ctx[p], &spec->points[p]);
         if (spec->precision)
             STORQ_TRY(find_target(st, p, err));
         STORQ_TRY(storq_point_memory_after(&mem, mine - (p - I) / N - 1, mine, err));

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "memory_budget.h"
+#include "model_kit.h"
 #include "number.h"
 #include "plan_replay.h"
 #include "plan_seconds.h"
@@ -125,9 +126,9 @@ static int prepare(const storq_run_spec *spec, prepared *pr, storq_error *err)
             continue;
         STORQ_TRY(m->prepare(&spec->points[p], &pr->ctx[p], err));
         STORQ_TRY(m->declare(pr->ctx[p], &pr->obs[p], err));
-        double c = m->cost ? m->cost(pr->ctx[p]) : 1.0;
+        double c = storq_model_cost(m, pr->ctx[p], &spec->points[p]);
         pr->cost[p] = c > 0 ? c : 1.0; /* as the driver orders them */
-        pr->steps[p] = m->steps ? m->steps(pr->ctx[p]) : 0.0;
+        pr->steps[p] = storq_model_steps(m, pr->ctx[p], &spec->points[p]);
     }
     return STORQ_OK;
 }

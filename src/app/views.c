@@ -88,19 +88,12 @@ typedef struct theory_point {
     char *unstable; /* the model's words for the load beyond capacity, or NULL */
 } theory_point;
 
-/* The refusal without its advice for `storq run` (". Lower --lambda or pass --allow-unstable"). */
-static char *unstable_text(const char *msg)
+/* The refusal's reason without the advice `storq run` gives (model_kit.h: the model marks a
+ * refusal of the load as such, and where its reason ends). */
+static char *unstable_text(const storq_error *refusal)
 {
-    char *s = strdup(msg);
-    if (!s)
-        return NULL;
-    char *advice = strstr(s, " Lower --");
-    if (advice)
-        *advice = '\0';
-    size_t len = strlen(s);
-    while (len > 0 && (s[len - 1] == '.' || s[len - 1] == ' '))
-        s[--len] = '\0';
-    return s;
+    size_t len = refusal->unstable ? refusal->reason_len : strlen(refusal->msg);
+    return strndup(refusal->msg, len);
 }
 
 static int compute_point(const storq_params *point, theory_point *tp, storq_error *err)
@@ -123,7 +116,7 @@ static int compute_point(const storq_params *point, theory_point *tp, storq_erro
             *err = refusal;
             return rc;
         }
-        tp->unstable = unstable_text(refusal.msg);
+        tp->unstable = unstable_text(&refusal);
         rc = tp->unstable ? STORQ_OK : STORQ_RUNTIME_FAIL(err, "out of memory");
     } else if (rc) {
         *err = refusal;
