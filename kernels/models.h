@@ -10,5 +10,6 @@ extern const storq_model storq_model_cluster;
 extern const storq_model storq_model_forkjoin;
 extern const storq_model storq_model_proxy;
 extern const storq_model storq_model_threads;
+extern const storq_model storq_model_mmc;
 
 #endif

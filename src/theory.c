@@ -30,6 +30,12 @@ int storq_theory_add(storq_theory *t, const char *name, const char *unit, const 
     return STORQ_OK;
 }
 
+int storq_theory_scalar(storq_theory *t, const char *name, const char *unit, const char *desc,
+                        double value, storq_error *err)
+{
+    return storq_theory_add(t, name, unit, desc, "", &value, 1, err);
+}
+
 const storq_array *storq_theory_find(const storq_theory *t, const char *name)
 {
     for (size_t i = 0; t && i < t->n; i++)

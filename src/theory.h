@@ -27,6 +27,9 @@ typedef struct storq_theory {
 /* Copies data. Returns 0, or STORQ_ERR_RUNTIME on allocation failure. */
 int storq_theory_add(storq_theory *t, const char *name, const char *unit, const char *desc,
                      const char *grid, const double *data, size_t len, storq_error *err);
+/* One number (a scalar beside the observable of the same name). */
+int storq_theory_scalar(storq_theory *t, const char *name, const char *unit, const char *desc,
+                        double value, storq_error *err);
 const storq_array *storq_theory_find(const storq_theory *t, const char *name);
 void storq_theory_free(storq_theory *t);
 

@@ -12,6 +12,7 @@ static const storq_model *const registry[] = {
     &storq_model_forkjoin,
     &storq_model_proxy,
     &storq_model_threads,
+    &storq_model_mmc,
 };
 
 const storq_model *const *storq_models(size_t *count)
