@@ -7,7 +7,8 @@ storq=$1; work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 failures=0
 
 ok=(--n 10 --L 2 --k 1 --lambda 0.5 --warmup 10 --arrivals 100 -r 2)
-expect 2 "unknown model 'nosuch' and not a sweep file (.ini); models: supermarket, cluster, forkjoin, proxy, threads" -- run nosuch
+known=$("$storq" models | awk '{print $1}' | paste -sd, - | sed 's/,/, /g')
+expect 2 "unknown model 'nosuch' and not a sweep file (.ini); models: $known" -- run nosuch
 expect 2 "\-r/\-\-replications: '0' is not accepted; expected an integer in \[1, 2147483648\]" -- run supermarket -r 0
 expect 2 "\-\-bogus: not a parameter of model 'supermarket'; accepted: n, L" -- run supermarket "${ok[@]}" --bogus 3
 expect 2 "\-\-n: 'ten' is not an integer" -- run supermarket --n ten --L 2 --k 1 --lambda 0.5

@@ -51,7 +51,9 @@ out=$("$storq" help merge); grep -q "storq run" <<<"$out" && fail "storq help me
 # A model's parameters, wherever --help stands (also where a value was due).
 mkdir -p sub
 printf '[run]\nmodel = proxy\n\n[proxy]\nL = 4\n' > sub/p.ini
-for model in supermarket cluster forkjoin proxy threads; do
+models=$("$storq" models | awk '{print $1}') # every registered model: a new one is covered
+[ -n "$models" ] || fail "storq models lists no model"
+for model in $models; do
   has_params $model run $model --help
   has_params $model run --help $model
   has_params $model run -r 2 $model --lambda --help
@@ -82,7 +84,7 @@ if "$storq" --man | diff -u "$src/docs/storq.1" - > man.diff; then
 else
   fail "docs/storq.1 differs from \`storq --man\`; regenerate it: cmake --build build --target man"; head -20 man.diff
 fi
-for model in supermarket cluster forkjoin proxy threads; do
+for model in $models; do
   grep -q "^\.SS $model\$" "$src/docs/storq.1" || fail "docs/storq.1 has no section for $model"
 done
 grep -qF '\fB\-\-arrivals\fR' "$src/docs/storq.1" || fail "docs/storq.1 lacks the parameters"

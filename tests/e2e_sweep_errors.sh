@@ -128,7 +128,7 @@ scales 2 "proxy: --lambda/--delay (or --classes): $refuse" proxy --lambda 1e-12
 scales 0 "warning: proxy: --lambda/--delay (or --classes): $warn" proxy --lambda 1e-7
 scales 2 "threads: --rho/--download: $refuse" threads --rho 1e-12
 scales 0 "warning: threads: --rho/--download: $warn" threads --rho 1e-9
-for model in forkjoin supermarket cluster proxy threads; do # the defaults: no warning
+for model in $("$storq" models | awk '{print $1}'); do # every model's defaults: no warning
   out=$("$storq" theory $model 2>&1 >/dev/null)
   check "$model" "defaults: no time-scale warning" [ -z "$out" ]
 done

@@ -36,7 +36,10 @@ for args in "--format xml" "--only nope" "--only"; do
   [ $status -eq 2 ] && grep -q -- "${args%% *}" <<<"$err" && ok "theory $args refused: $err" || bad "theory $args: status $status: $err"
 done
 # an unstable load is stated, not refused; the arrays that assume a steady state are left out
-for m in "supermarket --lambda 1.2" "cluster --lambda 100" "forkjoin --lambda 100" "threads --rho 1.5" "proxy --lambda 100"; do
+# every registered model, overloaded through its load parameter (rho where it has one, else lambda)
+for model in $("$storq" models | awk '{print $1}'); do
+  knob=--lambda; grep -q "^  *rho " <<<"$("$storq" models $model)" && knob=--rho
+  m="$model $knob 100"
   out=$("$storq" theory $m 2>&1); status=$?
   [ $status -eq 0 ] && grep -q "^unstable: .*theory arrays that assume one are omitted" <<<"$out" &&
     ! grep -q "allow-unstable\|warning" <<<"$out" && ok "theory $m: unstable stated" || bad "theory $m: status $status: $out"

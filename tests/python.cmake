@@ -5,7 +5,7 @@
 add_test(NAME python_package
          COMMAND ${STORQ_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_package.py
                  --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-package)
-set_tests_properties(python_package PROPERTIES LABELS "python" TIMEOUT 120
+set_tests_properties(python_package PROPERTIES LABELS "python" TIMEOUT 240
   ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>;OMP_NUM_THREADS=1")
 
 add_test(NAME python_figures

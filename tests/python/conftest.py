@@ -25,8 +25,27 @@ RUNS = {
 }
 
 
+def _binary():
+    return os.environ.get("STORQ_BIN", str(HERE.parents[1] / "build" / "storq"))
+
+
+def registry_models():
+    """Every model the binary registers (`storq models`: the name is each line's first word), so
+    that a new model gets these tests without editing them: at its defaults, shortened."""
+    try:
+        out = subprocess.run([_binary(), "models"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return [line.split()[0] for line in out.stdout.splitlines() if line.strip()]
+
+
+for _model in registry_models():
+    RUNS.setdefault(_model, ["--warmup", "500", "--arrivals", "5000"])
+MODELS = [key for key in RUNS if "-" not in key]  # one file per model (the keys with a variant)
+
+
 def storq_bin():
-    path = os.environ.get("STORQ_BIN", str(HERE.parents[1] / "build" / "storq"))
+    path = _binary()
     if not Path(path).exists():
         pytest.skip(f"no storq binary at {path} (set STORQ_BIN)")
     return path

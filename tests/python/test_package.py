@@ -11,12 +11,11 @@ import numpy as np
 import pytest
 
 import storq
+from conftest import MODELS, RUNS
 from storq._verify import object_crc
 
-MODELS = ["supermarket", "supermarket-transient", "cluster", "forkjoin", "proxy", "threads"]
 
-
-@pytest.mark.parametrize("key", MODELS)
+@pytest.mark.parametrize("key", list(RUNS))
 def test_frame_matches_file(files, key):
     with storq.open(files[key]) as r:
         f = r.frame()
@@ -55,7 +54,7 @@ def test_theory_beside_observable(files):
         assert "mean_queue_length" in set(theory_rows.name)
 
 
-@pytest.mark.parametrize("key", ["supermarket", "cluster", "forkjoin", "proxy", "threads"])
+@pytest.mark.parametrize("key", MODELS)
 def test_histograms_and_quantiles(files, key):
     with storq.open(files[key]) as r:
         pid = r.points()[-1]
