@@ -83,7 +83,6 @@ def _storage_axis(ax, n, ks):
     ax2.plot(ks, n / ks, "s-", color="tab:gray", ms=3, lw=0.8, label="required storage n/k")
     ax2.set_ylabel("storage n/k (units)", color="tab:gray")
     ax2.tick_params(axis="y", colors="tab:gray")
-    ax2.legend(fontsize="x-small", loc="upper center")
     return ax2
 
 
@@ -97,21 +96,27 @@ def _fig3(ctx, plt, storq, trade):
         d = plot_against_k(ax, w[w.mu == mu], "mu", lambda v: "T(10,k) simulation")
         ax.set_yscale("linear")
         ax.set_title(f"({tag}) lambda = 1, mu = {mu:.3g}", fontsize="small")
-        ax.legend(fontsize="x-small", loc="upper left",
-                  title="-- upper (k = n: H_n/(n mu - lambda)), : lower bound, x exact", title_fontsize="xx-small")
         s = d[str(mu)]
-        _storage_axis(ax, 10, s["k"])
-        data[f"{mu:.6g}"] = s
+        kk, nnv = np.asarray(s["k"], float), _arr(s, "upper_nn")
+        ax.plot(kk[np.isfinite(nnv)], nnv[np.isfinite(nnv)], "v", color="C3", ms=7,
+                label="k = n: (n,n) bound H_n/(n mu - lambda)")
+        ax.plot([], [], "--", color="C0", lw=1, label="split-merge upper bound (eq. 6)")
+        ax.plot([], [], ":", color="C0", lw=1, label="stage lower bound (eq. 10)")
+        ax.plot([], [], "kx", label="exact (10,1)")
+        ax.legend(fontsize="xx-small", loc="upper center")
+        ax2 = _storage_axis(ax, 10, s["k"])
+        ax2.legend(fontsize="xx-small", loc="lower center")
+        data[str(mu)] = s
         checks += _bound_checks(d, f"mu = {mu:.3g}:")
-    lo3, k3 = data[f"{mus[0]:.6g}"], None
-    nn = {m: _arr(data[f"{m:.6g}"], "upper_nn")[-1] for m in mus}
+    lo3, k3 = data[str(mus[0])], None
+    nn = {m: _arr(data[str(m)], "upper_nn")[-1] for m in mus}
     sm_last = {}
     with storq.open(trade) as r:
         w2 = r.wide()
     for m in mus:
         g = w2[w2.mu == m].sort_values("k")
         sm_last[m] = float(_col(g, "upper_bound").iloc[-1]) if "upper_bound" in g else np.nan
-    s6 = data[f"{mus[-1]:.6g}"]
+    s6 = data[str(mus[-1])]
     m6 = _arr(s6, "mean")
     kmin = int(np.asarray(s6["k"])[int(np.argmin(m6))])
     void = [int(k) for k, u in zip(np.asarray(s6["k"]), _arr(s6, "upper")) if not np.isfinite(u)]
@@ -149,6 +154,8 @@ def _cdf_panel(ctx, plt, storq, run, pairs, stem, title, ref, what):
         for (n, k) in pairs:
             pid, mu, lam = pts[(n, k)]
             x, F = r.cdf(pid, "response_time")
+            keep = x <= 0.25  # the drawn range (the histogram spans 1e-6 to 1e9 task means)
+            x, F = x[keep], F[keep]
             lab = "single disk (1,1)" if n == 1 else f"({n},{k}), storage {n / k:g}"
             line = ax.step(x, F, where="post", label=lab)[0]
             Fi = np.interp(xs, x, F)
@@ -174,7 +181,7 @@ def _cdf_panel(ctx, plt, storq, run, pairs, stem, title, ref, what):
         parts = ", ".join(f"({kk.replace(',', ', ')}) {data[kk]['F'][at]:.3f}" for kk in data if kk != "1,1")
         caption = (f"{what} At t = 0.1 the fraction of completed downloads is {data['1,1']['F'][at]:.3f} for the "
                    f"single disk (exact {1 - np.exp(-2 * 0.1):.3f}) and {parts}; medians "
-                   + ", ".join(f"{kk.replace(',', ', ')}: {v:.4f}" for kk, v in med.items()) + ".")
+                   + ", ".join(f"({kk}) {v:.4f}" for kk, v in med.items()) + ".")
         ctx.figure(fig, stem, title, data, checks, ["forkjoin-cdf"], ref[0], paper_ref=ref, caption=caption)
 
 
@@ -299,8 +306,8 @@ def figures(ctx):
             f"against {_arr(lw, 'mean')[0]:.3g}), and power-of-2 is only slightly worse than least-work-left (at most "
             f"{100 * np.max(_arr(p2, 'mean') / _arr(lw, 'mean') - 1):.1f}%). The (10,1) system is exact "
             "(crosses: 1/(10 mu - lambda)).")
-        ctx.figure(fig, "forkjoin-fig7", "Fork-join (003, Fig. 7): (10,1) and (20,2) against power-of-2 and "
-                   "least-work-left over 10 copies, lambda = 1", data, checks, ["forkjoin-fig7"], "Fig. 7 (paper 003)",
+        ctx.figure(fig, "forkjoin-fig7", "Fork-join (003, Fig. 7): (10,1), (20,2) vs power-of-2 and LWL, "
+                   "10 copies, lambda = 1", data, checks, ["forkjoin-fig7"], "Fig. 7 (paper 003)",
                    paper_ref=["003 Fig. 7"], caption=caption)
 
     with storq.open(service) as r:
@@ -326,9 +333,10 @@ def figures(ctx):
             "T(10,k) against k for exponential tasks and Pareto tasks of the same mean 1/(k mu) with alpha = 1.8, 4 "
             "and infinity (deterministic tasks), lambda = 1, mu = 3, with the split-merge upper bound of each law "
             "(exact order-statistic moments) and the exact values where known (crosses: (10,1) for every law, every k "
-            "for deterministic tasks, which keep the nodes in lock-step: M/D/1). As in the paper's Fig. 8, the "
-            "heavier the tail, the smaller the best k: "
+            "for deterministic tasks, which keep the nodes in lock-step: M/D/1). The best k: "
             + ", ".join(f"{names[k]} k = {v}" for k, v in best.items() if k in names)
+            + "; as in the paper's Fig. 8, the smaller alpha, the smaller the best k among the Pareto laws, while "
+              "exponential tasks (whose restarts are memoryless) are best at k = 1"
             + (f". At k = {', '.join(map(str, inf_k))} with alpha = 1.8 the mean is infinite (each node an M/G/1 queue "
                "with infinite-variance service): the hollow marker is only the run's average." if inf_k else "."))
         ctx.figure(fig, "forkjoin-service", "Fork-join (003, Fig. 8): T(10,k) for exponential and Pareto tasks "
@@ -388,7 +396,8 @@ def figures(ctx):
                       for n, s in zip(w.n, w.service)]
         d = plot_against_k(ax, w, "label", str, bounds=False)
         ax.set_ylabel("mean response time T(12,n,k)")
-        ax.legend(fontsize="x-small", title="x exact; o hollow: infinite in theory", title_fontsize="xx-small")
+        ax.legend(fontsize="x-small", title="x exact; o hollow: infinite in theory", title_fontsize="xx-small",
+                  loc="upper center")
         checks = _bound_checks(d, "(12,n,k)")
         e6, e12 = d.get("(12, 6, k) exponential"), d.get("(12, 12, k) exponential")
         text = ""
@@ -414,8 +423,8 @@ def figures(ctx):
             "paper's Fig. 11, with exponential tasks more disks per group (n = 12) or a smaller k always gives a "
             f"lower response time.{text} At k = n with alpha = 1.8 the mean is infinite (hollow markers: only the "
             "run's average).")
-        ctx.figure(fig, "forkjoin-fig11", "Fork-join (003, Fig. 11): T(12,n,k), n = 6, 12, exponential and Pareto "
-                   "alpha = 1.8, lambda = 1, mu = 3", d, checks, ["forkjoin-fig11"], "Fig. 11 (paper 003)",
+        ctx.figure(fig, "forkjoin-fig11", "Fork-join (003, Fig. 11): T(12,n,k), n = 6, 12, exp and Pareto "
+                   "alpha = 1.8, mu = 3", d, checks, ["forkjoin-fig11"], "Fig. 11 (paper 003)",
                    paper_ref=["003 Fig. 11"], caption=caption)
 
     with storq.open(groups) as r:
@@ -468,12 +477,18 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
     rows = [[float(m), int(k), _sim(t, c), _f(lo), _f(up), _f(nn), _f(ex)]
             for m, k, t, c, lo, up, nn, ex in zip(w.mu, w.k, w[T], w[T + "_ci95"], _col(w, "lower_bound"),
                                                    _col(w, "upper_bound"), _col(w, "upper_bound_nn"), _col(w, T + "_theory"))]
+    lo_, up_ = np.array([r_[3] for r_ in rows]), np.array([r_[5] if np.isfinite(r_[5]) else r_[4] for r_ in rows])
+    ok = np.isfinite(lo_) & np.isfinite(up_)
+    k1 = [r_ for r_ in rows if r_[1] == 1]
+    tchecks = [("stage lower bound <= the upper bound drawn, wherever both exist", bool(np.all(lo_[ok] <= up_[ok]))),
+               ("(10,1) exact = 1/(10 mu - lambda) in every mu's row",
+                bool(k1) and all(abs(r_[6] - 1 / (10 * r_[0] - 1)) <= 1e-12 * r_[6] for r_ in k1))]
     ctx.table("forkjoin-table-tradeoff", "Fork-join (003, Fig. 3): T(10,k) against k with its bounds",
               ["mu", "k", "simulated T (95% CI)", "stage lower bound", "split-merge upper bound",
                "(n,n) upper bound H_n/(n mu - lambda)", "exact"], rows, ["forkjoin-tradeoff"], ["003 Fig. 3"],
               "T(10,k), lambda = 1: the simulation, the stage lower bound (eq. 10), the split-merge upper bound (eq. 6; "
               "nan where lambda E[S] >= 1), the Nelson-Tantawi (n,n) bound the paper draws at k = n, and the exact "
-              "(10,1) value.")
+              "(10,1) value.", checks=tchecks)
     with storq.open(fixed) as r:
         w = r.wide().sort_values(["mu", "n"], ascending=[False, True])
     rows = [[float(m), f"({n},{k})", _sim(t, c), _f(lo), _f(up), _f(ex)]
@@ -482,7 +497,9 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
     ctx.table("forkjoin-table-n-n2", "Fork-join (003, Fig. 5): (n, n/2) at storage 2",
               ["mu", "(n,k)", "simulated T (95% CI)", "lower bound", "upper bound", "exact"], rows,
               ["forkjoin-fixed-rate"], ["003 Fig. 5"],
-              "T(n, n/2), lambda = 1: simulation beside the paper's two bounds (its Fig. 5 draws the bounds only).")
+              "T(n, n/2), lambda = 1: simulation beside the paper's two bounds (its Fig. 5 draws the bounds only).",
+              checks=[("lower bound <= upper bound in every row where both exist",
+                       all(not (np.isfinite(r_[3]) and np.isfinite(r_[4])) or r_[3] <= r_[4] + 1e-12 for r_ in rows))])
     by = {}
     for n, g, k, a, t, c, lo, up, nq in zip(groups_w["n"], groups_w["groups"], groups_w["k"], groups_w["assign"], groups_w[T],
                                             groups_w[T + "_ci95"], _col(groups_w, "lower_bound"),
@@ -498,7 +515,9 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
               ["system", "g", "uniform", "uniform lower", "uniform upper", "pod:2", "lwl", "no-queueing bound"], rows,
               ["forkjoin-groups"], ["003 Fig. 12"],
               "(20,n,k), lambda = 1, mu = 1/6: uniform assignment with its bounds (each group an (n,k) system at "
-              "lambda/g), power-of-2 and least-work-left (only the no-queueing bound applies to them).")
+              "lambda/g), power-of-2 and least-work-left (only the no-queueing bound applies to them).",
+              checks=[("one row per (20,n,k), each with all three assignments",
+                       len(rows) == len(by) and all(len(v) == 3 for v in by.values()))])
     laws = ["exp", "pareto:4", "pareto:1.8", "det"]
     by = {}
     for k, s, t, c, ex, up in zip(service_w.k, service_w.service, service_w[T], service_w[T + "_ci95"],
@@ -509,7 +528,8 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
         line = [k]
         for s in laws:
             t, c, ex, up = v.get(s, (np.nan,) * 4)
-            line += [_sim(t, c), _f(ex) if not np.isnan(_f(ex)) or np.isinf(float(ex)) else _f(up)]
+            ex = float(ex) if ex is not None else float("nan")
+            line += [_sim(t, c), ex if not np.isnan(ex) else _f(up)]
         rows.append(line)
     cols = ["k"]
     for s in laws:
@@ -518,7 +538,10 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
               ["forkjoin-service"], ["003 Fig. 8"],
               "T(10,k), lambda = 1, mu = 3, for exponential, Pareto (alpha = 4, 1.8) and deterministic (alpha = inf) "
               "tasks of mean 1/(k mu): the simulation, and the exact value where known (else the split-merge upper "
-              "bound; inf: the mean is infinite).")
+              "bound; inf: the mean is infinite).",
+              checks=[("det (alpha = inf) column: the exact M/D/1 value in every row",
+                       all(abs(r_[8] - (1 / (3 * r_[0]) + (1 / (3 * r_[0])) ** 2 / (2 * (1 - 1 / (3 * r_[0])))))
+                           <= 1e-12 for r_ in rows))])
     by = {}
     for k, d, t, c, ex, e15, e15s in zip(corr_w.k, corr_w.correlation, corr_w[T], corr_w[T + "_ci95"],
                                          _col(corr_w, T + "_theory"), _col(corr_w, "paper_eq15"),
@@ -532,4 +555,6 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
               ["k", "delta = 0", "delta = 0.5", "eq. (15) at 0.5 (companion T)", "delta = 1",
                "delta = 1 exact (M/M/1)", "eq. (15) at 1"], rows, ["forkjoin-correlation"], ["003 Fig. 9"],
               "T'(10,k), lambda = 1, mu = 3: the simulation at delta = 0, 0.5, 1, the paper's eq. (15) (at 0.5 with the "
-              "coupled delta = 0 companion's T), and the exact M/M/1 value at delta = 1.")
+              "coupled delta = 0 companion's T), and the exact M/M/1 value at delta = 1.",
+              checks=[("delta = 1 exact = 1/(k mu - lambda) in every row",
+                       all(abs(r_[5] - 1 / (3 * r_[0] - 1)) <= 1e-12 for r_ in rows))])
