@@ -77,6 +77,16 @@ def test_forkjoin_exact_points_within_ci(manifest):
     fj = f7["(10,1) fork-join"]
     np.testing.assert_allclose(fj["exact"], [1 / (10 / x - 1) for x in fj["inv_mu"]], rtol=1e-12)
     _within(fj["mean"], fj["ci95"], fj["exact"])
+    # least work left over 10 single-disk copies is M/M/10: storq's exact value (Erlang B's
+    # recursion) against the explicit Erlang C sum, and the simulation within its CI of it
+    from math import factorial
+    lwl = f7["least-work-left (power-of-10)"]
+    for x, ex in zip(lwl["inv_mu"], lwl["exact"]):
+        a = x  # lambda / mu with lambda = 1
+        tail = a ** 10 / factorial(10) / (1 - a / 10)
+        C = tail / (sum(a ** j / factorial(j) for j in range(10)) + tail)
+        assert ex == pytest.approx(x + C / (10 / x - 1), rel=1e-10)
+    _within(lwl["mean"], lwl["ci95"], lwl["exact"])
     for sys in ("power-of-2", "least-work-left (power-of-10)"):  # no faster than reading a copy
         assert np.all(np.array(f7[sys]["mean"]) >= np.array(f7[sys]["inv_mu"]) - 3 * np.array(f7[sys]["ci95"]))
     for stem in ("forkjoin-cdf-10k", "forkjoin-cdf-n-n2"):

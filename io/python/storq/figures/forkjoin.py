@@ -289,6 +289,7 @@ def figures(ctx):
         fj, p2, lw = data["(10,1) fork-join"], data["power-of-2"], data["least-work-left (power-of-10)"]
         f20 = data["(20,2) fork-join"]
         checks = [("(10,1): within 3 ci95 of the exact 1/(10 mu - lambda)", within_ci(fj["mean"], fj["ci95"], fj["exact"])),
+                  ("least-work-left: within 3 ci95 of the exact M/M/10 value", within_ci(lw["mean"], lw["ci95"], lw["exact"])),
                   ("(10,1) and (20,2) fork-join faster than power-of-2 and least-work-left at every 1/mu (3 ci95)",
                    _faster(fj, p2) and _faster(fj, lw) and _faster(f20, p2) and _faster(f20, lw)),
                   ("least-work-left no slower than power-of-2 (3 ci95)", _faster(lw, p2)),
@@ -304,8 +305,9 @@ def figures(ctx):
             f"1/mu (at 1/mu = {x[i]:g}: {_arr(fj, 'mean')[i]:.3g} and {_arr(f20, 'mean')[i]:.3g} against "
             f"{_arr(p2, 'mean')[i]:.3g} and {_arr(lw, 'mean')[i]:.3g}; at 1/mu = {x[0]:g}: {_arr(fj, 'mean')[0]:.3g} "
             f"against {_arr(lw, 'mean')[0]:.3g}), and power-of-2 is only slightly worse than least-work-left (at most "
-            f"{100 * np.max(_arr(p2, 'mean') / _arr(lw, 'mean') - 1):.1f}%). The (10,1) system is exact "
-            "(crosses: 1/(10 mu - lambda)).")
+            f"{100 * np.max(_arr(p2, 'mean') / _arr(lw, 'mean') - 1):.1f}%). Crosses: exact values, (10,1) "
+            "1/(10 mu - lambda) and least-work-left, which over single-disk copies is the M/M/10 queue (storq's "
+            "Erlang C value).")
         ctx.figure(fig, "forkjoin-fig7", "Fork-join (003, Fig. 7): (10,1), (20,2) vs power-of-2 and LWL, "
                    "10 copies, lambda = 1", data, checks, ["forkjoin-fig7"], "Fig. 7 (paper 003)",
                    paper_ref=["003 Fig. 7"], caption=caption)
