@@ -45,7 +45,8 @@ static const storq_param_def th_params[] = {
     {.name = "policy", .type = STORQ_PARAM_STRING, .def = "fcfs-r+serpt-r+sedpt-r", .unit = "",
      .doc = "thread-scheduling policies joined by '+', run coupled on common random numbers: "
             "fcfs-r, fcfs-wcr, serpt-r, sedpt-r, sedpt-nr, sedpt-wcr, each optionally :on or :off "
-            "(preemption)"},
+            "(preemption); and bound: the paper's lower bound on the optimal delay "
+            "(bound_mean_flow_time; exponential downloads)"},
     {.name = "preemption", .type = STORQ_PARAM_STRING, .def = "default", .unit = "",
      .choices = "default|on|off",
      .doc = "preemption of every listed policy without its own :on/:off; default: on for "
