@@ -108,7 +108,6 @@ def _fig3(ctx, plt, storq, trade):
         ax2.legend(fontsize="xx-small", loc="lower center")
         data[str(mu)] = s
         checks += _bound_checks(d, f"mu = {mu:.3g}:")
-    lo3, k3 = data[str(mus[0])], None
     nn = {m: _arr(data[str(m)], "upper_nn")[-1] for m in mus}
     sm_last = {}
     with storq.open(trade) as r:
@@ -220,15 +219,14 @@ def figures(ctx):
 
     _fig3(ctx, plt, storq, trade)
     _cdf_panel(ctx, plt, storq, cdf, [(1, 1), (10, 1), (10, 5), (10, 10)], "forkjoin-cdf-10k",
-               "Fork-join (003, Fig. 4): response-time CDFs of (10,k), k = 1, 5, 10, and a single disk, "
-               "lambda = 1, mu = 3", ["003 Fig. 4"],
+               "Fork-join (003, Fig. 4): CDFs of (10,k), k = 1, 5, 10, and one disk", ["003 Fig. 4"],
                "Response-time CDFs of the (10,k) systems for k = 1, 5, 10 (storage 10, 2 and 1 units) beside a single "
                "disk holding the whole file (an M/M/1 queue at rate mu), lambda = 1, mu = 3, from storq's response-time "
                "histogram (bins of 2^-7 relative width); dotted: the exact exponential CDFs of the (10,1) system and "
                "the single disk. As in the paper's Fig. 4, every coded system beats the single disk, even k = 10 at "
                "the same storage.")
     _cdf_panel(ctx, plt, storq, cdf, [(1, 1), (2, 1), (4, 2), (10, 5)], "forkjoin-cdf-n-n2",
-               "Fork-join (003, Fig. 6): response-time CDFs of (n, n/2), k = 1, 2, 5, and a single disk",
+               "Fork-join (003, Fig. 6): CDFs of (n, n/2), k = 1, 2, 5, and one disk",
                ["003 Fig. 6"],
                "Response-time CDFs of (n, n/2) systems (storage 2) for k = 1, 2, 5 beside a single disk. The "
                "extraction lost Fig. 6's rates; storq uses Fig. 4's lambda = 1, mu = 3. As in the paper, more disks at "
@@ -308,8 +306,8 @@ def figures(ctx):
             f"{100 * np.max(_arr(p2, 'mean') / _arr(lw, 'mean') - 1):.1f}%). Crosses: exact values, (10,1) "
             "1/(10 mu - lambda) and least-work-left, which over single-disk copies is the M/M/10 queue (storq's "
             "Erlang C value).")
-        ctx.figure(fig, "forkjoin-fig7", "Fork-join (003, Fig. 7): (10,1), (20,2) vs power-of-2 and LWL, "
-                   "10 copies, lambda = 1", data, checks, ["forkjoin-fig7"], "Fig. 7 (paper 003)",
+        ctx.figure(fig, "forkjoin-fig7", "Fork-join (003, Fig. 7): fork-join vs power-of-2 and LWL",
+                   data, checks, ["forkjoin-fig7"], "Fig. 7 (paper 003)",
                    paper_ref=["003 Fig. 7"], caption=caption)
 
     with storq.open(service) as r:
@@ -341,8 +339,8 @@ def figures(ctx):
               "exponential tasks (whose restarts are memoryless) are best at k = 1"
             + (f". At k = {', '.join(map(str, inf_k))} with alpha = 1.8 the mean is infinite (each node an M/G/1 queue "
                "with infinite-variance service): the hollow marker is only the run's average." if inf_k else "."))
-        ctx.figure(fig, "forkjoin-service", "Fork-join (003, Fig. 8): T(10,k) for exponential and Pareto tasks "
-                   "(alpha = 1.8, 4, inf), lambda = 1, mu = 3", d, checks, ["forkjoin-service"], "Fig. 8 (paper 003)",
+        ctx.figure(fig, "forkjoin-service", "Fork-join (003, Fig. 8): T(10,k), exp and Pareto alpha = 1.8, 4, inf",
+                   d, checks, ["forkjoin-service"], "Fig. 8 (paper 003)",
                    paper_ref=["003 Fig. 8"], caption=caption)
         service_w = w
 
@@ -386,7 +384,7 @@ def figures(ctx):
             f"(within its CI of the exact values){cap_h}. The paper's delta = 1 curve is eq. (15)'s 1/(k mu), which "
             "ignores queueing (docs/models/forkjoin.md).")
         ctx.figure(fig, "forkjoin-correlation",
-                   "Fork-join (003, Fig. 9): correlated tasks, T'(10,k) vs eq. (15), lambda = 1, mu = 3",
+                   "Fork-join (003, Fig. 9): correlated tasks, T'(10,k) and eq. (15)",
                    data, checks, ["forkjoin-correlation"], "Fig. 9 (paper 003)", paper_ref=["003 Fig. 9"],
                    caption=caption)
         corr_w = w
@@ -425,8 +423,8 @@ def figures(ctx):
             "paper's Fig. 11, with exponential tasks more disks per group (n = 12) or a smaller k always gives a "
             f"lower response time.{text} At k = n with alpha = 1.8 the mean is infinite (hollow markers: only the "
             "run's average).")
-        ctx.figure(fig, "forkjoin-fig11", "Fork-join (003, Fig. 11): T(12,n,k), n = 6, 12, exp and Pareto "
-                   "alpha = 1.8, mu = 3", d, checks, ["forkjoin-fig11"], "Fig. 11 (paper 003)",
+        ctx.figure(fig, "forkjoin-fig11", "Fork-join (003, Fig. 11): T(12,n,k), exp and Pareto alpha = 1.8",
+                   d, checks, ["forkjoin-fig11"], "Fig. 11 (paper 003)",
                    paper_ref=["003 Fig. 11"], caption=caption)
 
     with storq.open(groups) as r:
