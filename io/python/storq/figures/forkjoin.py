@@ -529,7 +529,7 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
         for s in laws:
             t, c, ex, up = v.get(s, (np.nan,) * 4)
             ex = float(ex) if ex is not None else float("nan")
-            line += [_sim(t, c), ex if not np.isnan(ex) else _f(up)]
+            line += [_sim(t, c), "inf" if np.isinf(ex) else ex if not np.isnan(ex) else _f(up)]
         rows.append(line)
     cols = ["k"]
     for s in laws:
@@ -540,7 +540,7 @@ def _tables(ctx, storq, trade, fixed, groups_w, service_w, corr_w):
               "tasks of mean 1/(k mu): the simulation, and the exact value where known (else the split-merge upper "
               "bound; inf: the mean is infinite).",
               checks=[("det (alpha = inf) column: the exact M/D/1 value in every row",
-                       all(abs(r_[8] - (1 / (3 * r_[0]) + (1 / (3 * r_[0])) ** 2 / (2 * (1 - 1 / (3 * r_[0])))))
+                       all(abs(float(r_[8]) - (1 / (3 * r_[0]) + (1 / (3 * r_[0])) ** 2 / (2 * (1 - 1 / (3 * r_[0])))))
                            <= 1e-12 for r_ in rows))])
     by = {}
     for k, d, t, c, ex, e15, e15s in zip(corr_w.k, corr_w.correlation, corr_w[T], corr_w[T + "_ci95"],
