@@ -28,6 +28,11 @@ expect_ok "" -- "${th[@]}" --policy serpt-r+sedpt-nr:off --preemption on "${smal
 expect 2 "\-\-policy: 'foo' in 'fcfs-r+foo' is not a policy; accepted: distinct policies fcfs-r" -- "${th[@]}" --policy fcfs-r+foo "${small[@]}"
 expect 2 "\-\-policy: serpt-r:on is listed twice" -- "${th[@]}" --policy serpt-r+serpt-r:on "${small[@]}"
 expect 2 "\-\-policy: 'serpt-r:maybe' in 'serpt-r:maybe': the preemption suffix must be :on or :off" -- "${th[@]}" --policy serpt-r:maybe "${small[@]}"
+# the paper's lower bound (bound.c): exponential downloads only, listed once, beside a policy
+expect 2 "\-\-policy: bound (the paper's lower bound on the optimal delay, from its Theorem 1) needs exponential downloads; --download is shexp:0.01,100" -- "${th[@]}" --policy serpt-r+bound --download shexp:0.01,100 "${small[@]}"
+expect 2 "\-\-policy: bound is listed twice" -- "${th[@]}" --policy serpt-r+bound+bound "${small[@]}"
+expect 2 "\-\-policy: 'bound' names no policy" -- "${th[@]}" --policy bound "${small[@]}"
+expect_ok "" -- "${th[@]}" --policy serpt-r+bound "${small[@]}"
 expect 2 "\-\-preemption: 'sometimes' is not accepted" -- "${th[@]}" --preemption sometimes "${small[@]}"
 # load beyond the throughput region of a listed policy
 expect 2 "\-\-rho: 1.2 asks for 180 chunks per unit time, at or beyond the throughput 150 of \-\-policy fcfs-r:off" -- "${th[@]}" --rho 1.2 "${small[@]}"

@@ -166,7 +166,7 @@ static double exact_present(int preempt, double lambda, double *trunc)
 
 /* preemptive SERPT-R first: the paired differences diff_P_serpt_r_p are against it */
 static const char *ALL = "serpt-r:on+fcfs-r:off+fcfs-r:on+fcfs-wcr:off+fcfs-wcr:on+sedpt-r:on+"
-                         "serpt-r:off+sedpt-r:off+sedpt-nr:off+sedpt-wcr:off+sedpt-wcr:on";
+                         "serpt-r:off+sedpt-r:off+sedpt-nr:off+sedpt-wcr:off+sedpt-wcr:on+bound";
 
 static void check_obs(const model_run *r, const char *name, double exact, double allowance)
 {
@@ -228,6 +228,10 @@ int main(void)
     printf("  preemptive SRPT on chunks still needed (Markov chain)\n");
     for (size_t i = 0; i < sizeof srpt_p / sizeof *srpt_p; i++)
         check_policy(&r, srpt_p[i], T_p, tr_p / lambda, lambda, T_p, tr_p / lambda);
+    /* the paper's lower bound (bound.c: one server of rate L mu, shortest remaining chunks
+     * first, its own chunk times): at L = 1 nothing is relaxed, so it is preemptive SRPT */
+    printf("  the lower bound at L = 1: preemptive SRPT (Markov chain)\n");
+    check_obs(&r, "bound_mean_flow_time", T_p, tr_p / lambda);
     printf("  non-preemptive, re-deciding per chunk (Markov chain)\n");
     for (size_t i = 0; i < sizeof srpt_np / sizeof *srpt_np; i++)
         check_policy(&r, srpt_np[i], T_np, tr_np / lambda, lambda, T_p, tr_p / lambda);

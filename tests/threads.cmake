@@ -16,3 +16,7 @@ set_tests_properties(test_threads_stats PROPERTIES TIMEOUT 80 LABELS "threads;st
 storq_unit_test(test_threads_exact test_threads_exact.c)
 target_include_directories(test_threads_exact PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
 set_tests_properties(test_threads_exact PROPERTIES TIMEOUT 60 LABELS "threads;statistical")
+
+storq_unit_test(test_threads_bound test_threads_bound.c)
+target_include_directories(test_threads_bound PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
+set_tests_properties(test_threads_bound PROPERTIES TIMEOUT 60 LABELS "threads;statistical")

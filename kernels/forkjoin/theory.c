@@ -213,6 +213,20 @@ static double fj_exact_uncorrelated(const fj_ctx *c, double lg)
     return NAN;
 }
 
+/* Mean response time of the M/M/c FCFS queue (arrival rate lambda, service rate mu each), by
+ * Erlang B's recursion B_j = a B_{j-1} / (j + a B_{j-1}), a = lambda/mu, and Erlang C from it. */
+static double fj_mmc(uint64_t c, double lambda, double mu)
+{
+    const double a = lambda / mu, rho = a / (double)c;
+    if (!(rho < 1.0))
+        return INFINITY;
+    double B = 1.0;
+    for (uint64_t j = 1; j <= c; j++)
+        B = a * B / ((double)j + a * B);
+    const double C = B / (1.0 - rho * (1.0 - B));
+    return 1.0 / mu + C / ((double)c * mu - lambda);
+}
+
 int storq_fj_theory(const void *vctx, storq_theory *out, storq_error *err)
 {
     const fj_ctx *c = vctx;
@@ -243,6 +257,18 @@ int storq_fj_theory(const void *vctx, storq_theory *out, storq_error *err)
                    "E[S]: a job cannot leave before its k-th task would finish on idle nodes; "
                    "holds for every family, correlation and assignment",
                    m.es, err));
+    /* single-disk groups holding a full copy (the paper's Fig. 7): sending each job to the disk
+     * with the least work left starts it exactly when a central FCFS queue would, so least work
+     * left (or power-of-g) over g exponential disks is the M/M/g queue */
+    if (c->n == 1 && c->k == 1 && c->g > 1 && c->family == FJ_FAM_EXP && c->delta == 0.0 &&
+        c->load == FJ_LOAD_WORK &&
+        (c->assign == FJ_ASSIGN_LWL || (c->assign == FJ_ASSIGN_POD && c->pod_d == c->g)) &&
+        c->lambda < (double)c->g * mu)
+        STORQ_TRY(add1(out, "mean_response_time", "time",
+                       "exact: least work left over g single-disk groups (n = k = 1, exponential "
+                       "tasks, load = work) is an M/M/g FCFS queue: 1/mu + C(g, lambda/mu)/(g mu - "
+                       "lambda), C Erlang's delay probability",
+                       fj_mmc(c->g, c->lambda, mu), err));
     if (!uniform)
         return STORQ_OK; /* the paper's bounds and exact results assume Poisson lambda/g per group
                           */

@@ -76,6 +76,8 @@ typedef struct th_ctx {
     int law_class;       /* 0 exp, 1 NLU, 2 NSU, 3 other */
     int npol;
     th_policy pol[TH_MAX_POLICIES];
+    int bound;           /* --policy lists `bound`: the paper's lower bound is simulated (bound.c) */
+    int bound_id;        /* its observable */
     int mode;
     uint64_t requests, warmup, arrivals;
     char headline[STORQ_NAME_MAX];
@@ -100,6 +102,12 @@ double storq_th_gap(const th_ctx *x, const th_policy *P, const char **label);
 
 int storq_th_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
                        storq_error *err);
+/* bound.c: the paper's lower bound on the optimal mean flow time (exponential downloads), and the
+ * model's replication (the policies, then the bound when listed). */
+int storq_th_bound_replicate(const th_ctx *x, const storq_stream_key *key, storq_record *rec,
+                             storq_error *err);
+int storq_th_replicate_all(const void *ctx, const storq_stream_key *key, storq_record *rec,
+                           storq_error *err);
 int storq_th_theory(const void *ctx, storq_theory *out, storq_error *err);
 int storq_th_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
                      storq_theory *out, storq_error *err);

@@ -46,7 +46,8 @@ static const storq_param_def th_params[] = {
     {.name = "policy", .type = STORQ_PARAM_STRING, .def = "fcfs-r+serpt-r+sedpt-r", .unit = "",
      .doc = "thread-scheduling policies joined by '+', run coupled on common random numbers: "
             "fcfs-r, fcfs-wcr, serpt-r, sedpt-r, sedpt-nr, sedpt-wcr, each optionally :on or :off "
-            "(preemption)"},
+            "(preemption); and bound: the paper's lower bound on the optimal delay "
+            "(bound_mean_flow_time; exponential downloads)"},
     {.name = "preemption", .type = STORQ_PARAM_STRING, .def = "default", .unit = "",
      .choices = "default|on|off",
      .doc = "preemption of every listed policy without its own :on/:off; default: on for "
@@ -125,16 +126,26 @@ static int th_parse_policy(th_ctx *x, const char *spec, const char *pre, storq_e
 {
     const char *acc = "distinct policies fcfs-r, fcfs-wcr, serpt-r, sedpt-r, sedpt-nr, "
                       "sedpt-wcr, each optionally :on or :off (preemption), joined by '+' and run "
-                      "coupled (e.g. fcfs-r+serpt-r:on+sedpt-r:off)";
+                      "coupled (e.g. fcfs-r+serpt-r:on+sedpt-r:off), and optionally bound (the "
+                      "paper's lower bound on the optimum, exponential downloads)";
     char buf[1024];
     if (strlen(spec) >= sizeof buf)
         return storq_fail(err, STORQ_ERR_USAGE, "--policy: '%.40s...' is too long; accepted: %s",
                           spec, acc);
     snprintf(buf, sizeof buf, "%s", spec);
     x->npol = 0;
+    x->bound = 0;
     char *save = NULL;
     for (char *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
         tok = storq_trim(tok);
+        if (strcmp(tok, "bound") == 0) {
+            if (x->bound)
+                return storq_fail(err, STORQ_ERR_USAGE,
+                                  "--policy: bound is listed twice in '%s'; accepted: %s", spec,
+                                  acc);
+            x->bound = 1;
+            continue;
+        }
         if (x->npol == TH_MAX_POLICIES)
             return storq_fail(err, STORQ_ERR_USAGE, "--policy: more than %d policies",
                               TH_MAX_POLICIES);
@@ -315,6 +326,12 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
     if ((rc = th_parse_policy(x, storq_param_string(p, "policy"),
                               storq_param_string(p, "preemption"), err)))
         goto fail;
+    if (x->bound && x->law_class != 0) {
+        rc = storq_fail(err, STORQ_ERR_USAGE, "--policy: bound (the paper's lower bound on the "
+                        "optimal delay, from its Theorem 1) needs exponential downloads; "
+                        "--download is %s", x->dl.spec);
+        goto fail;
+    }
     if ((rc = th_check_capacity(x, p, err)))
         goto fail;
     /* the clock is never rebased: it runs over every request of the run; the shortest mean
@@ -411,6 +428,13 @@ static int th_declare(void *vctx, storq_observables *obs, storq_error *err)
         axis[v] = (double)v;
     for (int pi = 0; pi < x->npol; pi++)
         STORQ_TRY(th_declare_policy(x, pi, axis, obs, err));
+    x->bound_id = -1;
+    if (x->bound)
+        STORQ_TRY(storq_declare_scalar(obs, &x->bound_id, "bound_mean_flow_time", "time",
+                                       "the paper's lower bound on the optimal policy's mean flow "
+                                       "time: preemptive SERPT-R with every request's n raised to "
+                                       "k + L - 1 (Theorem 1), i.e. one server of rate L mu, "
+                                       "shortest remaining chunks first (bound.c)", err));
     x->steady.first = x->steady.second = -1;
     if (x->mode == TH_STEADY)
         STORQ_TRY(storq_steady_declare(obs, &x->steady, x->headline, "time", err));
@@ -448,7 +472,7 @@ const storq_model storq_model_threads = {
     .prepare = th_prepare,
     .release = th_release,
     .declare = th_declare,
-    .replicate = storq_th_replicate,
+    .replicate = storq_th_replicate_all,
     .theory = storq_th_theory,
     .compare = storq_th_compare,
     .cost = th_cost,
