@@ -7,7 +7,7 @@
  * Steady state: every case runs a warm-up of 2m requests (at least 10^4) -- about 14 mean service
  * times, by which every server has received about 11 blocks and every page of the state has been
  * touched -- and only the `requests` after it are timed: the kernel's time is read at the warm-up's
- * end through the poll hook of src/stop.h (called every STORQ_STOP_EVERY requests), the loops time
+ * end through the poll hook of src/toolkit/stop.h (called every STORQ_STOP_EVERY requests), the loops time
  * their own second part. Times are thread CPU time, so time preempted by other work on a shared
  * machine is not counted.
  *

@@ -7,7 +7,7 @@
  * the k-th smallest F_i on the copy, one pass E_i = max(E_i, min(F_i, D)), and the sum of D - A.
  * The k-th smallest is found three ways and the fastest (median time), case by case, is the
  * yardstick:
- *   select   the kernel's own selection, src/select.h (min / max pass for k = 1 / n, else quickselect);
+ *   select   the kernel's own selection, src/toolkit/select.h (min / max pass for k = 1 / n, else quickselect);
  *   sort     insertion sort of the n values, then the k-th;
  *   network  Batcher's odd-even merge sort network for n (n <= 16), pruned to the comparators the
  *            k-th output depends on, each a branchless min/max pair.
@@ -154,7 +154,7 @@ static int network_build(network *w, int n, int k)
 static double kth(int sel, const network *w, double *a, long n, long k)
 {
     switch (sel) {
-    case SEL_SELECT: /* the kernel's own selection (src/select.h): the same cost in both */
+    case SEL_SELECT: /* the kernel's own selection (src/toolkit/select.h): the same cost in both */
         return storq_kth_smallest(a, (size_t)n, (size_t)k);
     case SEL_SORT:
         for (long i = 1; i < n; i++) {

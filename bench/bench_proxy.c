@@ -7,7 +7,7 @@
  * request it draws the inter-arrival time (ARRIVALS) and the nmax task delays Delta + Exp(mu)
  * (SERVICE, inline, the kernel's draws), pops the n earliest free times from a binary heap of the
  * L threads' free times, starts task i at S_i = max(A, e_i) and ends it at F_i = S_i + x_i, finds
- * the k-th smallest F_i (D, src/select.h), and pushes each thread back free at min(F_i, D) (a task
+ * the k-th smallest F_i (D, src/toolkit/select.h), and pushes each thread back free at min(F_i, D) (a task
  * that would start at or after D never runs: its thread keeps e_i). Its mean delay must equal the
  * kernel's up to the order of summation: the bench checks it. The loop has no event queue, no
  * request queue, no cancellation bookkeeping and no statistics but the sum: the kernel's extra

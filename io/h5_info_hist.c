@@ -1,7 +1,7 @@
 /* Quantiles of a stored histogram. The q-quantile is the value below which a fraction q of the
  * samples lie: the bin holding the sample of rank q count is found by adding the counts
  * (underflow first), and inside a log-linear bin the value is interpolated linearly, which puts
- * it within the bin's relative width 2^-s of the samples' quantile (src/observables.h); it is
+ * it within the bin's relative width 2^-s of the samples' quantile (src/toolkit/observables.h); it is
  * then kept within [min, max]. Integer bins [j, j+1) give j, exact for integer samples. A rank
  * in the underflow or overflow is reported as the bound the edge gives. */
 #include "h5_info_hist.h"

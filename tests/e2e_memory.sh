@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The memory budget (src/memory.h, src/app/memory_budget.c) and trace inputs: refused before any
+# The memory budget (src/toolkit/memory.h, src/app/memory_budget.c) and trace inputs: refused before any
 # file exists, with the estimate, the limit and where the limit comes from; and each model's
 # estimate of a replication's state is not below what a replication really touches.
 set -uo pipefail

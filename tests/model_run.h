@@ -245,7 +245,7 @@ static inline void model_run_stat(const model_run *r, size_t off, double *mean, 
     model_mean_se(r->values + off, r->reps, r->obs.nvalues, mean, se);
 }
 
-/* The c with P(|T| > c) = p for Student's t with df degrees of freedom (src/stats.c). */
+/* The c with P(|T| > c) = p for Student's t with df degrees of freedom (src/toolkit/stats.c). */
 static inline double model_t_two_sided(double p, size_t df)
 {
     return storq_t_quantile(1.0 - p, df);

@@ -1,4 +1,4 @@
-/* Large zeroed arrays (src/big_array.c): the size a memory estimate counts, alignment and zeroing,
+/* Large zeroed arrays (src/toolkit/big_array.c): the size a memory estimate counts, alignment and zeroing,
  * and, where the system offers transparent huge pages, whether the array got them (printed, not
  * checked: a fragmented machine may have none to give). */
 #include <stdint.h>

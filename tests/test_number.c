@@ -1,4 +1,4 @@
-/* The one number grammar (src/number.h) and its use for parameters and list items (issue 10):
+/* The one number grammar (src/toolkit/number.h) and its use for parameters and list items (issue 10):
  * decimal only, integers exact (1e3 yes, 1.5 and 0x10 no), no inf or nan, no empty list items. */
 #include <stdint.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The steady-state check (src/steady_state.c, docs/steady-state.md): the statistic on pairs given
+/* The steady-state check (src/toolkit/steady_state.c, docs/steady-state.md): the statistic on pairs given
  * by hand, its false-alarm rate under the null (many simulated points of independent halves with
  * equal means: about STORQ_STEADY_LEVEL's complement warn), its power against a drift, the 1%
  * floor, the untested cases; and the halves each model records: they split the headline's

@@ -1,4 +1,4 @@
-/* The text table printer (src/table.c): widths from the content or a minimum, left and right
+/* The text table printer (src/toolkit/table.c): widths from the content or a minimum, left and right
  * alignment, gaps from the layout, title and indent, no spaces at the ends of lines, and what a
  * bad layout does. */
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * asks k of its blocks from the servers holding them; servers serve FCFS at mu bits per unit time.
  * Each policy keeps its own per-server "busy until" times V_i, so a request costs O(alpha_k) (plus
  * O(k log alpha_k) for water-filling when alpha_k >= m), never O(m) when alpha_k < m. The times
- * are stored server-major (internal.h, cl_vstride) in huge pages when large (src/big_array.h), and
+ * are stored server-major (internal.h, cl_vstride) in huge pages when large (src/toolkit/big_array.h), and
  * the sizes and placements of the next requests are drawn up to CL_AHEAD ahead (in batches when the
  * records outgrow the cache) and their servers' records prefetched, so that at large m the memory
  * latency of a request overlaps the work of the ones before it.

@@ -370,7 +370,7 @@ static int cl_parse_laws(cl_ctx *c, const storq_params *p, storq_error *err)
 
 /* The size of the block counts, and the memory of the per-server arrays: one record of
  * cl_vstride(npol) doubles per server (8, 16 or 32 bytes; the array rounded up to whole 2 MiB huge
- * pages from 2 MiB on, src/big_array.h), and the scratch arrays of a request's
+ * pages from 2 MiB on, src/toolkit/big_array.h), and the scratch arrays of a request's
  * entries, min(alpha, m) of them for the largest alpha drawn (P(k > kbig) < 1e-13). */
 static int cl_check_sizes(cl_ctx *c, const storq_params *p, storq_error *err)
 {

@@ -155,7 +155,7 @@ static int px_class_init(px_ctx *x, px_class *c, storq_error *err)
     return STORQ_OK;
 }
 
-/* --classes: NAME:SHARE:K:NMAX:LAW joined by '|' or ';' (src/class_list.h). */
+/* --classes: NAME:SHARE:K:NMAX:LAW joined by '|' or ';' (src/toolkit/class_list.h). */
 static int px_parse_classes(px_ctx *x, const char *spec, storq_error *err)
 {
 #define PX_CLASS_FORM "NAME:SHARE:K:NMAX:LAW joined by ';' or '|' (NAME a letter then letters, " \

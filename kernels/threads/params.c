@@ -82,7 +82,7 @@ static void th_release(void *vctx)
 
 /* ------------------------------------------------------------------ classes */
 
-/* --classes: NAME:SHARE:N:K joined by '|' or ';' (src/class_list.h); K <= N. */
+/* --classes: NAME:SHARE:N:K joined by '|' or ';' (src/toolkit/class_list.h); K <= N. */
 static int th_parse_classes(th_ctx *x, const char *spec, storq_error *err)
 {
 #define TH_CLASS_FORM "NAME:SHARE:N:K joined by '|' or ';' (NAME a letter then letters, " \

@@ -270,7 +270,7 @@ static int run_unit(run_state *st, const storq_unit *u, storq_error *err)
     return rc;
 }
 
-/* From inside long replications (src/stop.h), every poll_every seconds per thread: every rank
+/* From inside long replications (src/toolkit/stop.h), every poll_every seconds per thread: every rank
  * counts the replication's share; rank 0 shows progress; the others send theirs and let MPI move
  * their results and their request for the next units along (over tcp a large message moves only
  * while its sender is in MPI). Rank 0's serving thread needs none of this. */

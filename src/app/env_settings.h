@@ -1,6 +1,6 @@
 /* The run's settings from the environment, in seconds: STORQ_CHECKPOINT_INTERVAL (default 5) and
  * STORQ_PROGRESS_INTERVAL (default 0.5 on a terminal, 30 in a log). Read with the one number
- * grammar (src/number.h); a malformed value is refused before anything runs, not taken as 0. */
+ * grammar (src/toolkit/number.h); a malformed value is refused before anything runs, not taken as 0. */
 #ifndef STORQ_ENV_SETTINGS_H
 #define STORQ_ENV_SETTINGS_H
 

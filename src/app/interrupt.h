@@ -1,5 +1,5 @@
 /* Graceful stop: SIGTERM, SIGINT, SIGUSR1 (Slurm's warning before a time limit) ask the run to
- * stop: replications in flight give up within a fraction of a second (src/stop.h), the results
+ * stop: replications in flight give up within a fraction of a second (src/toolkit/stop.h), the results
  * file keeps every finished point, and --resume completes the run. */
 #ifndef STORQ_INTERRUPT_H
 #define STORQ_INTERRUPT_H

@@ -30,7 +30,7 @@ typedef struct storq_model {
                    storq_theory *out, storq_error *err);
     /* Optional: relative cost of one replication, to hand out the largest work first. */
     double (*cost)(const void *ctx);
-    /* Optional: about how far the step count a replication passes to storq_stop_due (src/stop.h)
+    /* Optional: about how far the step count a replication passes to storq_stop_due (src/toolkit/stop.h)
      * goes, so that progress can count a replication in flight; an estimate is enough. */
     double (*steps)(const void *ctx);
     /* Optional: the name of the point's headline scalar observable (the one --precision targets

@@ -1,6 +1,6 @@
 /* Request classes written as one string, NAME:SHARE:A:B[:REST] joined by '|' or ';' (the proxy's
  * NAME:SHARE:K:NMAX:LAW, the threads model's NAME:SHARE:N:K): split, names and numbers checked
- * with the one number grammar (src/number.h), shares summing to 1. What A, B and REST mean, and
+ * with the one number grammar (src/toolkit/number.h), shares summing to 1. What A, B and REST mean, and
  * the checks between them, are the model's. */
 #ifndef STORQ_CLASS_LIST_H
 #define STORQ_CLASS_LIST_H

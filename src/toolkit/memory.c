@@ -30,7 +30,7 @@ size_t storq_memory_limit(void)
 
 int storq_memory_parse_size(const char *text, size_t *bytes)
 {
-    /* a number of the one grammar (src/number.h), then at most a suffix letter */
+    /* a number of the one grammar (src/toolkit/number.h), then at most a suffix letter */
     char number[64];
     size_t len = text ? strlen(text) : 0;
     if (len == 0 || len >= sizeof number)
