@@ -35,3 +35,9 @@ storq_invariance(proxy proxy 30 r1t2 r3t2)
 storq_invariance(threads threads 30 r1t2 r3t2)
 storq_invariance(mixed supermarket 30 r1t2 r2t1 r2t2 r3t1 r3t2)
 storq_invariance(precision supermarket 60 r1t2 r2t2 r3t2)
+
+# Every registered model at its defaults (a new model is covered without editing a test).
+add_test(NAME invariance_every_model
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_invariance_models.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
+set_tests_properties(invariance_every_model PROPERTIES LABELS "invariance" TIMEOUT 300
+  PROCESSORS 2 RESOURCE_LOCK mpirun ENVIRONMENT "${STORQ_MPI_ENV}")
