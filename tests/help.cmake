@@ -8,3 +8,10 @@ add_test(NAME e2e_sweep_paths COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_sweep_path
          $<TARGET_FILE:storq> ${STORQ_PYTHON})
 set_tests_properties(e2e_sweep_paths PROPERTIES LABELS "e2e" TIMEOUT 60
   ENVIRONMENT "${STORQ_MPI_ENV}")
+
+# The checklist for adding a model is complete: a scratch copy of the template, registered as the
+# checklist says, builds, runs and passes the registry-driven tests (docs/architecture.md).
+add_test(NAME e2e_new_model COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_new_model.sh ${CMAKE_SOURCE_DIR}
+                                    ${STORQ_PYTHON} ${CMAKE_COMMAND})
+set_tests_properties(e2e_new_model PROPERTIES LABELS "e2e" TIMEOUT 900 RUN_SERIAL TRUE
+  ENVIRONMENT "${STORQ_MPI_ENV}")
