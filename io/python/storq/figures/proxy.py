@@ -132,7 +132,7 @@ def fig5_fig6(ctx):
             f"capacity, as the paper says. D~ is {100 * min(err_low.values()):+.1f}% to {100 * max(err_low.values()):+.1f}% "
             f"off the simulation at the lowest rate and up to {100 * max(np.max(np.abs(v)) for v in err_all.values()):.0f}% "
             f"at the highest stable rates (the paper: it 'matches the simulation results very well'; "
-            f"[proxy.md](models/proxy.md#figs-5-7-on-the-s3-like-trace) compares).")
+            f"[proxy.md](models/proxy.md#figs-5-6-on-the-s3-like-trace) compares).")
         ctx.figure(fig, "proxy-fig5", "Proxy (002, Fig. 5): fixed codes vs lambda with D~(n) and lambda_3..5, "
                    "S3-like trace",
                    data, checks, ["proxy-fig5", "proxy-fig5-k1"], "Fig. 5 (paper 002)",
