@@ -441,8 +441,12 @@ def fig8(ctx, rw_run):
                    all(s["best"] == s["eq5"] for s in sim if s["load"] == min(x["load"] for x in sim if x["share"] == s["share"]))))
     checks.append(("eq. 5's pair has a simulated average mean delay within 10% of the best pair's at every "
                    "simulated point", all(s["eq5_over_best"] <= 1.10 for s in ok)))
-    r_ax = [pts[-1]["mc_layer_rate"][b] * shares[-1] for b in range(1, len(vecs[-1]))]
-    w_ax = [pts[0]["mc_layer_rate"][b] * (1 - shares[0]) for b in range(1, len(vecs[0]))]
+    # where the boundaries of n_read meet the read axis (the ray with read share 0.999), and of n_write the write axis
+    r_ax = [pts[-1]["mc_layer_rate"][b] * shares[-1] for b in range(1, len(vecs[-1]))
+            if vecs[-1][b][0] != vecs[-1][b - 1][0]]
+    w_ax = [pts[0]["mc_layer_rate"][b] * (1 - shares[0]) for b in range(1, len(vecs[0]))
+            if vecs[0][b][1] != vecs[0][b - 1][1]]
+    data["read_axis_boundaries"], data["write_axis_boundaries"] = r_ax, w_ax
     caption = (
         f"The paper's Fig. 8: its multi-class approximation (eq. 5) for read and write as two classes, in the "
         f"setting of Figs. 10-11 (k = 3, n = 3..6 for both, L = 16, non-blocking; reads Delta 0.1, 1/mu 0.8, writes "
@@ -453,9 +457,10 @@ def fig8(ctx, rw_run):
         f"layers where each vector n_read/n_write is optimal, inside the full capacity region C(K) (black); "
         f"{len(order)} good vectors, {', '.join(label[v] for v in order)} from light to heavy load, the same on every "
         f"ray: totally ordered, as the paper's Corollary 1 says (reads keep n = 6 while writes drop to 3, the "
-        f"writes' large Delta making their redundancy expensive). Where the layers meet the axes (reads alone: "
-        f"{', '.join(f'{x:.2f}' for x in r_ax)}; writes alone: {', '.join(f'{x:.2f}' for x in w_ax)}) they lie "
-        f"near the single-class crossovers of eq. 4 that MBAFEC uses (red triangles: reads "
+        f"writes' large Delta making their redundancy expensive). Where the boundaries of n_read meet the read axis "
+        f"({', '.join(f'{x:.2f}' for x in r_ax)}) and those of n_write the write axis "
+        f"({', '.join(f'{x:.2f}' for x in w_ax)}) they lie near the single-class crossovers of eq. 4 that MBAFEC "
+        f"uses (red triangles: reads "
         f"{', '.join(f'{x:.2f}' for x in sorted(xr))}, writes {', '.join(f'{x:.2f}' for x in sorted(xw))}; they "
         f"differ because eq. 4 uses 1 + 1/n for E[X^2]/E[X]^2 and the axes' other class is present with share "
         f"0.001). Right: the same layers against the backlog where each starts, nearly flat across the shares as "
