@@ -283,7 +283,8 @@ def table1(ctx):
         f"{max(low):.0f}% in absolute value, while blocking, L = 16, n = 6 at ratio 0.8 reaches {min(b6):+.0f}% "
         + (f"(the simulated delay {1 / (1 + min(b6) / 100):.1f} x D~: the real blocking capacity lies below the mean "
            f"of the two bounds that D~ uses). " if min(b6) < 0 else ". ")
-        + "Elsewhere mostly positive: D~ over-estimates, the real non-blocking capacity being above L/u(n).")
+        + "Elsewhere mostly positive: D~ over-estimates (its M/G/1 queue waits longer than L threads do, and "
+          "non-blocking requests with n > k take less thread time than u(n); proxy.md, Table I).")
     caption += (f" These runs: {ctx.pick(4, 3, 2)} replications x {ctx.pick(60000, 12000, 3000)} measured requests "
                 "per point; the CSV holds the ranges to full precision.")
     ctx.table("proxy-table1", "Proxy (002, Table I): the approximation's error (D~ - simulated) / simulated, %",
