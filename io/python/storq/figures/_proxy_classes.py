@@ -103,12 +103,14 @@ def rw_fig10(ctx):
     with storq.open(run) as r:
         idx = r.index
         fig, axes = plt.subplots(3, 3, figsize=(13, 11), sharex=True)
-        data, checks = {}, []
+        data, checks, sim = {}, [], []
         for row, share in enumerate(sorted(SCENARIO, reverse=True)):
             pts = idx[idx["classes"] == rw_classes(share)].sort_values("lambda")
             cap = full_capacity(share)
             load = pts["lambda"].to_numpy() / cap
-            res = [rw_compare(rw_point(r, int(pid), share)) for pid in pts.point]
+            vs = [rw_point(r, int(pid), share) for pid in pts.point]
+            res = [rw_compare(v) for v in vs]
+            sim += [eq5_point(r, int(pid), share, lam, v) for pid, lam, v in zip(pts.point, pts["lambda"], vs)]
             # C(K) from the stored theory: each class's u(k) = usage[0]
             pid0 = int(pts.point.iloc[0])
             stored = 16 / sum(a * r.theory(pid0, f"{c}_usage")[0] for c, a in (("read", share), ("write", 1 - share)))
@@ -189,7 +191,19 @@ def rw_fig10(ctx):
                    "code pairs (solid: mean, dashed: p99.9)",
                    data, checks, ["proxy-read-write"], "Fig. 10 (paper 002)", paper_ref=["002 Fig. 10"],
                    caption=caption)
-    return run
+    return sim
+
+
+def eq5_point(r, pid, share, lam, v):
+    """For Fig. 8: at one point of the Fig. 10 runs, the simulated best fixed pair (average mean
+    delay) beside eq. 5's optimal pair stored in the point's theory (mc_optimal_n)."""
+    fixed = {p[5:].replace("_", "/"): v[p]["mean_delay"]["average"].mean() for p in v if p.startswith("fixed")}
+    best = min(fixed, key=fixed.get)
+    mc = r.theory(pid, "mc_optimal_n")
+    eq5 = f"{int(mc[0])}/{int(mc[1])}" if np.all(np.isfinite(mc)) else None
+    return {"share": share, "lambda": float(lam), "load": float(lam) / float(r.theory(pid, "mc_full_capacity")[0]),
+            "best": best, "eq5": eq5, "best_mean": fixed[best],
+            "eq5_over_best": fixed[eq5] / fixed[best] if eq5 in fixed else float("nan")}
 
 
 def fig10_caption(data):
@@ -320,13 +334,11 @@ def rw_fig11(ctx):
                    paper_ref=["002 Fig. 11"], caption=caption)
 
 
-def fig8(ctx, rw_run):
+def fig8(ctx, sim):
     """The layers of eq. 5's optimal code vector (n_read/n_write) over the two-class capacity region,
     from `storq theory` along 101 read shares, with the best fixed pair of the Fig. 10 runs."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import BoundaryNorm, ListedColormap
-
-    import storq
 
     shares = np.round(np.concatenate([[0.001], np.linspace(0.01, 0.99, 99), [0.999]]), 4)
     names = ("mc_layer_rate", "mc_layer_n_read", "mc_layer_n_write", "mc_layer_backlog", "mc_full_capacity",
@@ -368,22 +380,7 @@ def fig8(ctx, rw_run):
             label="BAFEC's lambda_n of one class alone (eq. 4): reads on x, writes on y")
     ax.plot(np.zeros_like(xw), xw, "r>", ms=7, clip_on=False)
 
-    # the simulated best fixed pair (average mean delay) at the points of Fig. 10's runs
-    sim = []
-    with storq.open(rw_run) as r:
-        idx = r.index
-        for share in sorted(SCENARIO, reverse=True):
-            for pid in idx[idx["classes"] == rw_classes(share)].sort_values("lambda").point:
-                pid = int(pid)
-                lam_p = float(r.params(pid)["lambda"])
-                v = rw_point(r, pid, share)
-                fixed = {p[5:].replace("_", "/"): v[p]["mean_delay"]["average"].mean() for p in v if p.startswith("fixed")}
-                best = min(fixed, key=fixed.get)
-                mc = r.theory(pid, "mc_optimal_n")
-                eq5 = f"{int(mc[0])}/{int(mc[1])}" if np.all(np.isfinite(mc)) else None
-                sim.append({"share": share, "lambda": lam_p, "load": lam_p / float(r.theory(pid, "mc_full_capacity")[0]),
-                            "best": best, "eq5": eq5, "best_mean": fixed[best],
-                            "eq5_over_best": fixed[eq5] / fixed[best] if eq5 in fixed else float("nan")})
+    # the simulated best fixed pair (average mean delay) at the points of Fig. 10's runs (rw_fig10)
     for s in sim:
         vb = tuple(int(x) for x in s["best"].split("/"))
         col = cmap(norm(ident[vb])) if vb in ident else "0.5"

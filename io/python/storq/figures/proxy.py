@@ -248,8 +248,8 @@ def table1(ctx):
                   warmup=ctx.pick(10000, 3000, 1000), r=ctx.pick(4, 3, 2))
     with storq.open(run) as r:
         err = {}  # (adm, L, n, ratio) -> errors over the loads (increasing), in %
-        for pid in sorted(int(p) for p in r.index.point):
-            p = r.params(pid)
+        for _, p in r.index.iterrows():  # the parameters of every point, from the index
+            pid = int(p["point"])
             n = int(str(p["code"])[6:])
             key = (str(p["admission"]), int(p["L"]), n, float(str(p["delay"])[6:].split(",")[0]))
             e = float(np.ravel(r.comparison(pid, f"fixed{n}_approx_error"))[0])
