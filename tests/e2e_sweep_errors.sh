@@ -95,7 +95,7 @@ check dryrun "long.h5 untouched" [ ! -s long.h5 ]
 declare -A want=([cluster-convergence]=5 [forkjoin-correlation]=30 [forkjoin-fixed-rate]=18
                  [forkjoin-cdf]=6 [forkjoin-fig7]=36 [forkjoin-fig11]=36
                  [forkjoin-groups]=45 [forkjoin-service]=30 [forkjoin-storage-tradeoff]=30
-                 [supermarket-convergence]=4 [proxy-fig5]=12 [proxy-fig6-7]=11 [proxy-read-write]=21 [proxy-two-classes]=3
+                 [supermarket-convergence]=4 [proxy-fig5]=12 [proxy-fig5-k1]=12 [proxy-fig6-7]=11 [proxy-read-write]=21 [proxy-table1]=120 [proxy-two-classes]=3
                  [threads-fig2]=36 [threads-fig3]=7 [threads-fig4]=9)
 for f in "$here"/jobs/sweeps/*.ini; do
   name=$(basename "$f" .ini)

@@ -19,3 +19,8 @@ set_tests_properties(test_proxy_stats PROPERTIES TIMEOUT 160 LABELS "proxy;stati
 add_test(NAME e2e_proxy_trace
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_proxy_trace.sh ${STORQ_PYTHON})
 set_tests_properties(e2e_proxy_trace PROPERTIES TIMEOUT 60 LABELS "proxy;e2e")
+
+# the paper's multi-class approximation (eq. 5) and the layers of its capacity region (Fig. 8)
+storq_unit_test(test_proxy_multiclass test_proxy_multiclass.c)
+target_include_directories(test_proxy_multiclass PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
+set_tests_properties(test_proxy_multiclass PROPERTIES TIMEOUT 60 LABELS "proxy;unit")

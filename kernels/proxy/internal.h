@@ -103,6 +103,29 @@ static inline uint64_t storq_px_bafec_n(const px_class *c, uint64_t backlog)
     return n;
 }
 
+/* The paper's multi-class approximation, non-blocking (multiclass.c): eq. 5's objective and its
+ * optimal code vectors. */
+#define PX_MC_MAX_VECTORS 4096 /* code vectors enumerated at most (product of nmax_i - k_i + 1) */
+typedef struct px_mc_layer {
+    uint64_t n[PX_MAX_CLASSES]; /* the code vector, one n per class */
+    double rate;                /* the total rate where it becomes optimal along the shares */
+    double capacity;            /* L / sum_i share_i u_i(n_i) */
+} px_mc_layer;
+/* beta = E[X^2]/E[X]^2 of the multi-class M/G/1 queue: 1 + 1/(the smallest k). */
+double storq_px_mc_beta(const px_ctx *x);
+/* D_q(N, lambda) = lambda beta E^2 / (2 (1 - lambda E)), E = sum_i share_i u_i(n_i) / L
+ * (INFINITY at or beyond the capacity 1/E). */
+double storq_px_mc_queueing(const px_ctx *x, const uint64_t *n, double lambda, double beta);
+/* Eq. 5's objective: sum_i share_i D_s,i(n_i) + D_q(N, lambda). */
+double storq_px_mc_delay(const px_ctx *x, const uint64_t *n, double lambda, double beta);
+/* The number of code vectors (0 when above PX_MC_MAX_VECTORS). */
+size_t storq_px_mc_count(const px_ctx *x);
+/* The vector minimising eq. 5 at lambda, by enumeration, into best; 0 when none is stable. */
+int storq_px_mc_optimal(const px_ctx *x, double lambda, double beta, uint64_t *best);
+/* The layers of the optimal vector along the point's shares, in order of rate (at most cap). */
+size_t storq_px_mc_layers(const px_ctx *x, double beta, px_mc_layer *out, size_t cap);
+int storq_px_mc_theory(const px_ctx *x, storq_theory *out, storq_error *err);
+
 int storq_px_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
                        storq_error *err);
 int storq_px_theory(const void *ctx, storq_theory *out, storq_error *err);

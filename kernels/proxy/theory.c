@@ -189,7 +189,7 @@ int storq_px_theory(const void *vctx, storq_theory *out, storq_error *err)
          * paper computes MBAFEC's thresholds from class-i-only arrivals) */
         STORQ_TRY(px_theory_class(x, c, pre, x->lambda * c->share, out, err));
     }
-    return STORQ_OK;
+    return storq_px_mc_theory(x, out, err); /* several classes: eq. 5 and its layers */
 }
 
 /* Per fixed-code policy of one class: simulation minus the approximation, with its CI (the

@@ -37,8 +37,9 @@ def test_every_model_drawn_with_files_and_commands(manifest):
     models = {f["model"] for f in manifest["figures"]}
     assert models == set(MODELS)
     for f in manifest["figures"]:
-        for ext in ("png", "svg") if f.get("kind", "figure") == "figure" else ("md", "csv"):
-            assert (manifest["dir"] / f"{f['stem']}.{ext}").stat().st_size > (5000 if ext in ("png", "svg") else 50)
+        table = f.get("kind") == "table"  # a generated table: markdown and CSV, no image
+        for ext in (("md", "csv") if table else ("png", "svg")):
+            assert (manifest["dir"] / f"{f['stem']}.{ext}").stat().st_size > (100 if table else 5000)
         assert f["commands"] and all(c.startswith("storq run ") for c in f["commands"])
         assert f["checks"] and all(c["ok"] for c in f["checks"]), f["stem"]
         assert f["title"].split(" (")[0].lower() in {"cluster", "fork-join", "proxy", "supermarket", "threads"}
@@ -189,10 +190,77 @@ def test_proxy_read_write(manifest):
         assert g[0] >= -3 * (avg["greedy"]["diff_ci95"][0] + avg["bafec"]["diff_ci95"][0])
 
 
-def test_proxy_and_threads_shapes(manifest):
+def _proxy_dtilde(delta, tau, n, lam, k=3, L=16):
+    """The paper's D~(n) (non-blocking), written here again: D_s + lambda (1 + 1/n) / (2 C (C - lambda))."""
+    C = L / (n * delta + k * tau)
+    return delta + tau * sum(1 / j for j in range(n - k + 1, n + 1)) + lam * (1 + 1 / n) / (2 * C * (C - lam))
+
+
+def test_proxy_fig5_fig6_table1(manifest):
     f5 = fig(manifest, "proxy-fig5")["data"]
     for code in ("fixed3", "fixed6"):
         assert f5[code]["mean"][-1] > f5[code]["mean"][0]
+    # the unchunked codes at the lowest rate (2/s, 16 threads, load 0.04): no queueing, so the
+    # mean delay is the service delay, Delta + 1/mu for (1,1) and Delta + 1/(2 mu) for (2,1)
+    # (both tasks start at once), Delta = 0.25 s, 1/mu = 0.06 s (proxy-fig5-k1.ini)
+    for code, exact in (("fixed1", 0.31), ("fixed2", 0.28)):
+        s = f5[code]
+        assert s["lambda"][0] == 2
+        _within(s["mean"][:1], s["ci95"][:1], [exact])
+    # the crossover rates solve D~(n) = D~(n+1) with the stored fit of the trace
+    for i, n in enumerate((3, 4, 5)):
+        lam = f5["crossover_rate"][i]
+        a = _proxy_dtilde(f5["delta"], f5["inv_mu"], n, lam)
+        b = _proxy_dtilde(f5["delta"], f5["inv_mu"], n + 1, lam)
+        assert a == pytest.approx(b, rel=1e-9)
+        assert f5["threshold"][i] == pytest.approx(lam * (a - _proxy_dtilde(f5["delta"], f5["inv_mu"], n, 0)),
+                                                   rel=1e-9)
+    f6 = fig(manifest, "proxy-fig6")["data"]
+    assert f6["bafec"]["mean"][0] == pytest.approx(f5["fixed6"]["mean"][0],
+                                                    abs=3 * (f6["bafec"]["ci95"][0] + f5["fixed6"]["ci95"][0]))
+    t1 = fig(manifest, "proxy-table1")
+    assert t1["kind"] == "table" and len(t1["data"]["rows"]) == 8 and len(t1["data"]["columns"]) == 9
+    assert (manifest["dir"] / "proxy-table1.md").read_text().count("\n") == 10
+    for row in t1["data"]["rows"]:
+        assert all(lo <= hi for lo, hi in zip(row[3::2], row[4::2]))
+
+
+def test_proxy_fig8_layers(manifest):
+    """The layers of eq. 5 (two classes, reads Delta 0.1, 1/mu 0.8; writes Delta 0.6, 1/mu 0.4;
+    k = 3, n = 3..6, L = 16), recomputed here from the paper's formulas."""
+    d = fig(manifest, "proxy-fig8")["data"]
+    law = {"read": (0.1, 0.8), "write": (0.6, 0.4)}
+    shares = np.array(d["shares"])
+    u3 = {c: 3 * (dl + t) for c, (dl, t) in law.items()}
+    np.testing.assert_allclose(d["full_capacity"], 16 / (shares * u3["read"] + (1 - shares) * u3["write"]),
+                               rtol=1e-12)
+    beta = d["beta"]
+    assert beta == pytest.approx(4 / 3)
+
+    def objective(a, nr, nw, lam):
+        nr, nw = int(nr), int(nw)
+        ds = {c: dl + t * sum(1 / j for j in range(n - 2, n + 1)) for c, (dl, t), n in
+              zip(law, law.values(), (nr, nw))}
+        E = (a * (nr * law["read"][0] + 3 * law["read"][1]) + (1 - a) * (nw * law["write"][0] + 3 * law["write"][1])) / 16
+        if lam * E >= 1:
+            return np.inf
+        return a * ds["read"] + (1 - a) * ds["write"] + lam * beta * E * E / (2 * (1 - lam * E))
+
+    for a, rates, nr, nw in zip(shares, d["layer_rate"], d["layer_n_read"], d["layer_n_write"]):
+        assert rates[0] == 0 and nr[-1] == 3 and nw[-1] == 3
+        for b in range(1, len(rates)):  # adjacent layers tie where the next one starts
+            x = objective(a, nr[b - 1], nw[b - 1], rates[b])
+            y = objective(a, nr[b], nw[b], rates[b])
+            assert x == pytest.approx(y, rel=1e-9)
+        # and at the middle of each layer no other vector is better (brute force)
+        ends = list(rates[1:]) + [d["full_capacity"][list(shares).index(a)]]
+        for b, (r0, r1) in enumerate(zip(rates, ends)):
+            lam = 0.5 * (r0 + r1)
+            best = min((objective(a, i, j, lam), i, j) for i in range(3, 7) for j in range(3, 7))
+            assert (best[1], best[2]) == (nr[b], nw[b])
+
+
+def test_proxy_and_threads_shapes(manifest):
     t = fig(manifest, "threads-fig2")["data"]
     assert len(t) == 4
     for key, panel in t.items():  # the paper's lower bound on the optimum lies below every policy
