@@ -188,13 +188,16 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
     double theta = NAN, C = NAN;
     int tail = storq_cl_lundberg(c->lambda, c->mu, px, xmax, &c->cdist, &theta, &C) == 0;
     free(px);
-    double *buf = calloc(4 * c->nclass + 4, sizeof *buf);
+    double *buf = calloc(5 * c->nclass + 4, sizeof *buf);
     if (!buf)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
-    double *reg = buf, *iso = reg + c->nclass, *w = iso + c->nclass, *sc = w + c->nclass;
-    /* E[max of m cavity workloads] = the product-form mean at k = m minus E[c]/mu */
+    double *reg = buf, *iso = reg + c->nclass, *w = iso + c->nclass, *low = w + c->nclass;
+    double *sc = low + c->nclass;
+    /* E[max of m cavity workloads] and E[V]: the product-form means at k = m and k = 1 minus
+     * E[c]/mu (a request of k <= m blocks waits c/mu after the largest of k workloads) */
     double maxm = storq_cl_product_form_mean(cav, (unsigned)c->m, (unsigned)c->m, &c->cdist) -
                   c->Ec / c->mu;
+    double ev = storq_cl_product_form_mean(cav, 1, (unsigned)c->m, &c->cdist) - c->Ec / c->mu;
     double rmean = 0.0, imean = 0.0;
     for (size_t i = 0; i < c->nq; i++) {
         double k = (double)c->qk[i];
@@ -203,6 +206,10 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
                        : storq_cl_linear_regime_mean(c->Ec, c->mu, maxm, (unsigned)c->m, k);
         double is = storq_cl_isolation_delay(c->Ec, c->mu, (unsigned)c->m, k);
         size_t ci = cl_class_of(c, c->qk[i]);
+        /* k >= m asks every server; D >= the average over servers of (V_i + c s_i/mu), whose
+         * mean under BR is E[V] + E[c] k/(m mu) (equality when every k is a multiple of m: the
+         * servers' workloads are then identical) */
+        low[ci] += c->qw[i] * (k >= (double)c->m ? ev + c->Ec * k / ((double)c->m * c->mu) : NAN);
         reg[ci] += c->qw[i] * r;
         iso[ci] += c->qw[i] * is;
         w[ci] += c->qw[i];
@@ -212,6 +219,7 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
     for (size_t j = 0; j < c->nclass; j++) {
         reg[j] = w[j] > 0 ? reg[j] / w[j] : NAN;
         iso[j] = w[j] > 0 ? iso[j] / w[j] : NAN;
+        low[j] = w[j] > 0 ? low[j] / w[j] : NAN;
     }
     sc[0] = rmean;
     sc[1] = imean;
@@ -235,6 +243,12 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
         (rc = storq_theory_add(out, "isolation_class_delay", "time",
                                "isolation_delay per size class (axis of class_mean_delay)", "",
                                iso, c->nclass, err)) ||
+        (rc = storq_theory_add(out, "linear_lower_class_mean", "time",
+                               "per size class with k >= m (NaN below): E[V] + E[c] k/(m mu), "
+                               "the mean over the m servers of their delay, a lower bound on "
+                               "BR's mean delay (exact for every policy when all k are multiples "
+                               "of m: the servers' workloads are then identical)",
+                               "", low, c->nclass, err)) ||
         (rc = storq_theory_add(out, "cavity_tail_theta", "1/time",
                                "decay rate theta of the cavity workload's tail, P(V > w) ~ C "
                                "e^{-theta w}: the root of lambda (E[e^{theta B}] - 1) = theta "
