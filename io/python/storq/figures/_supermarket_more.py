@@ -131,7 +131,7 @@ def bounds(ctx):
     Ls, ks = [4, 6, 8], [2, 3, 2]
     n = ctx.pick(1000, 1000, 300)
     run = ctx.run("supermarket-bounds", "supermarket", n=n, L=Ls, k=ks, zip="L,k", **{"lambda": LAMBDA},
-                  engine="counts", warmup=int(n * LAMBDA * 100), arrivals=int(n * LAMBDA * ctx.pick(4000, 500, 200)),
+                  engine="counts", warmup=int(n * LAMBDA * 100), arrivals=int(n * LAMBDA * ctx.pick(2000, 500, 200)),
                   r=ctx.pick(8, 4, 4), seed=2026)
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.3), sharey=True)
     data, checks, gaps = {}, [], []
@@ -186,7 +186,7 @@ def delay_vs_L(ctx):
     k, Ls = 2, [2, 3, 4, 6, 8, 12]
     n = ctx.pick(1000, 1000, 300)
     run = ctx.run("supermarket-delay-L", "supermarket", n=n, L=Ls, k=k, **{"lambda": LAMBDA},
-                  warmup=int(n * LAMBDA * 100), arrivals=int(n * LAMBDA * ctx.pick(2000, 300, 100)),
+                  warmup=int(n * LAMBDA * 100), arrivals=int(n * LAMBDA * ctx.pick(1000, 300, 100)),
                   r=ctx.pick(8, 4, 4), seed=2026)
     with storq.open(run) as r:
         w = r.wide().sort_values("L")
