@@ -12,4 +12,4 @@ set_tests_properties(test_supermarket_stats PROPERTIES TIMEOUT 240 LABELS "super
 # L = k) and a Monte Carlo of the limit model.
 storq_unit_test(test_supermarket_jobdelay test_supermarket_jobdelay.c)
 target_include_directories(test_supermarket_jobdelay PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
-set_tests_properties(test_supermarket_jobdelay PROPERTIES TIMEOUT 60 LABELS "supermarket;unit")
+set_tests_properties(test_supermarket_jobdelay PROPERTIES TIMEOUT 120 LABELS "supermarket;unit")
