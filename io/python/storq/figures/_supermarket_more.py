@@ -41,8 +41,9 @@ def _plan(n, vnorm, mq, per_rep):
     return rel, int(n * LAMBDA * T), T
 
 
-def _cost_core_hours(ctx, L, k, n, vnorm, mq):
-    """storq's own estimate (--dry-run --workers 1: calibrated seconds per step) of resolving n:
+def _cost_core_hours(ctx, L, k, n, vnorm, mq, calib):
+    """storq's own estimate (--dry-run --workers 1, its seconds per cost unit taken from the units
+    of CALIB, this figure's largest run, by --calibrate-from) of resolving n:
     the T R of _plan in at least 24 replications, each at most 10^6 time units long (longer ones
     would hold event times too coarsely in a double at n = 10^6, which storq refuses)."""
     rel, _, _ = _plan(n, vnorm, mq, 1)
@@ -51,7 +52,8 @@ def _cost_core_hours(ctx, L, k, n, vnorm, mq):
     arr = int(n * LAMBDA * tr / reps)
     out = subprocess.run([ctx.storq, "run", "supermarket", "--n", str(n), "--L", str(L), "--k", str(k),
                           "--lambda", str(LAMBDA), "--engine", "counts", "--warmup", str(int(n * LAMBDA * 100)),
-                          "--arrivals", str(arr), "-r", str(reps), "--dry-run", "--workers", "1"],
+                          "--arrivals", str(arr), "-r", str(reps), "--dry-run", "--workers", "1",
+                          "--calibrate-from", str(calib)],
                          capture_output=True, text=True)
     m = re.search(r"work ([0-9.e+]+) worker-s", out.stdout + out.stderr)
     return float(m.group(1)) / 3600 if m else float("nan"), arr, reps
@@ -68,7 +70,7 @@ def convergence(ctx, L, k, stem, title_extra=""):
     vnorm = float(np.sum(np.abs(V)))
     ns = ctx.pick([10, 30, 100, 300, 1000], [10, 30, 100, 300], [10, 100])
     per_rep = ctx.pick(24, 240, 4000)  # quick and ci: a tenth and a hundredth of the length
-    rows, runs = [], []
+    rows, runs, path = [], [], None
     for n in ns:
         rel, arr, T = _plan(n, vnorm, mq, per_rep)
         name = f"{stem}-n{n}"
@@ -99,7 +101,7 @@ def convergence(ctx, L, k, stem, title_extra=""):
                        bool(-1.5 <= slope <= -0.6)))
     if ctx.mode == "full":
         checks.append((f"full mode: every point resolved ({int(ok.sum())} of {len(n)})", bool(ok.all())))
-    costs = {nn: _cost_core_hours(ctx, L, k, nn, vnorm, mq) for nn in (100000, 1000000)}
+    costs = {nn: _cost_core_hours(ctx, L, k, nn, vnorm, mq, path) for nn in (100000, 1000000)}
     unres = [int(x) for x in n[~ok]]
     note = (f" Hollow: unresolved, the distance within its noise floor (n = {', '.join(map(str, unres))})."
             if unres else " Every point is resolved (filled): its distance lies above its noise floor.")
@@ -108,8 +110,8 @@ def convergence(ctx, L, k, stem, title_extra=""):
            f"(||V||_1 = {vnorm:.2f}, from storq's refined mean field), replications of "
            f"{', '.join(f'{a:.2g}' for a in arr)} arrivals, {', '.join(str(int(x)) for x in reps)} replications."
            + note + (f" Fitted slope over the resolved points {slope:.2f} (1/n: -1)." if ok.sum() >= 2 else "")
-           + " Resolving larger n the same way costs, by storq's own estimate (--dry-run, "
-           f"calibrated here: {costs[100000][2]} replications of {costs[100000][1]:.2g} arrivals and "
+           + f" Resolving larger n the same way costs, by storq's own estimate (--dry-run calibrated from the units of "
+           f"the n = {int(n[-1])} run: {costs[100000][2]} replications of {costs[100000][1]:.2g} arrivals and "
            f"{costs[1000000][2]} of {costs[1000000][1]:.2g}): "
            f"{costs[100000][0]:.3g} core-hours for n = 10^5 and {costs[1000000][0]:.3g} for n = 10^6 "
            "(the noise falls like 1/sqrt(n T R) while the distance falls like 1/n, so the cost grows like n^2).")

@@ -179,7 +179,8 @@ def convergence(ctx):
         out = subprocess.run([ctx.storq, "run", MODEL, "--m", str(big), "--lambda", str(0.8 * big / EK),
                               "--size", "uniform:1,10", "--coding", "plus:2", "--policy", "BR",
                               "--warmup", str(100 * big), "--arrivals", str(int(need / nrep)), "-r", str(nrep),
-                              "--dry-run", "--workers", "1"], capture_output=True, text=True)
+                              "--dry-run", "--workers", "1", "--calibrate-from", str(path)],
+                             capture_output=True, text=True)
         hit = re.search(r"work ([0-9.e+]+) worker-s", out.stdout + out.stderr)
         costs[big] = (float(hit.group(1)) / 3600 if hit else float("nan"), int(need / nrep), nrep)
     unres = [int(x) for x in m[~ok]]
@@ -191,8 +192,8 @@ def convergence(ctx):
            f"replications of {', '.join(f'{a:.2g}' for a in arr)} requests)."
            + (f" Hollow: unresolved, |ratio - 1| within its noise floor (m = {', '.join(map(str, unres))})."
               if unres else " Every point is resolved (filled).")
-           + f" Resolving m = 10^5 and 10^6 the same way would cost, by storq's own estimate (--dry-run, calibrated "
-           f"here), {costs[100000][0]:.3g} and {costs[1000000][0]:.3g} core-hours ({costs[100000][2]} replications of "
+           + f" Resolving m = 10^5 and 10^6 the same way would cost, by storq's own estimate (--dry-run calibrated "
+           f"from the units of the m = {int(m[-1])} run), {costs[100000][0]:.3g} and {costs[1000000][0]:.3g} core-hours ({costs[100000][2]} replications of "
            f"{costs[100000][1]:.2g} and {costs[1000000][2]} of {costs[1000000][1]:.2g} requests; the requests needed "
            "grow like m^2).")
     ctx.figure(fig, "cluster-convergence",
