@@ -290,7 +290,9 @@ def figure_bs_wf(ctx):
            f"server where BS asks floor(k/m) of each and one more of the k' least loaded. With exponential chunk sizes "
            f"(mean 1) WF's mean delay is {-re.max():.1f}% to {-re.min():.1f}% below BS's (paired differences, loads "
            f"{ex['rho'][0]:.2f}..{ex['rho'][-1]:.2f}); with unit chunks the workloads differ by whole blocks and the two "
-           f"nearly coincide (|WF - BS| / BS at most {np.max(np.abs(rd)):.2f}%). In the gallery's other settings "
+           + (f"nearly coincide (|WF - BS| / BS at most {np.max(np.abs(rd)):.2g}%)." if np.any(rd != 0)
+              else "coincide exactly at every load.")
+           + f" In the gallery's other settings "
            f"(alpha <= m, one block per server) BS and WF are identical.")
     ctx.figure(fig, "cluster-bs-wf", "Cluster (000): a setting where BS and WF differ (m = 10, rate 1/2, k ~ U{5..20})",
                data, checks, ["cluster-bs-wf"], "BS vs WF (paper 000)",

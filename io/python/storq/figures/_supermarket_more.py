@@ -187,8 +187,10 @@ def delay_vs_L(ctx):
 
     k, Ls = 2, [2, 3, 4, 6, 8, 12]
     n = ctx.pick(1000, 1000, 300)
+    # warm-up 500 time units: at L = k every queue is M/M/1 at load 0.9, whose relaxation time
+    # 1/(mu (1 - sqrt(rho))^2) is about 190 time units (mu = 2); from empty, 100 left E[D] 5% low
     run = ctx.run("supermarket-delay-L", "supermarket", n=n, L=Ls, k=k, **{"lambda": LAMBDA},
-                  warmup=int(n * LAMBDA * 100), arrivals=int(n * LAMBDA * ctx.pick(1000, 300, 100)),
+                  warmup=int(n * LAMBDA * 500), arrivals=int(n * LAMBDA * ctx.pick(1000, 300, 100)),
                   r=ctx.pick(8, 4, 4), seed=2026)
     with storq.open(run) as r:
         w = r.wide().sort_values("L")
