@@ -4,7 +4,7 @@ corollary), and a setting where BS and WF differ. Every theory curve is read fro
 results file (storq's theory), none is computed here."""
 import numpy as np
 
-from . import errorbars, monotone, within_ci
+from . import errorbars, monotone
 
 POLICIES = ("BR", "BS", "WF")
 
@@ -44,7 +44,7 @@ def figure_size(ctx):
               ("product_form_class_mean", "regime_class_mean", "linear_lower_class_mean",
                "isolation_class_delay")}
         theta = float(r.theory(pid, "cavity_tail_theta")[0])
-    log, lin = k <= m, k > m
+    log = k <= m
     fig, ax = plt.subplots(figsize=(6.5, 4.6))
     for p in POLICIES:
         errorbars(ax, k, d[p]["mean"], d[p]["ci95"], f"{p} (simulated)", fmt="o-")
@@ -292,8 +292,7 @@ def figure_bs_wf(ctx):
            f"{ex['rho'][0]:.2f}..{ex['rho'][-1]:.2f}); with unit chunks the workloads differ by whole blocks and the two "
            + (f"nearly coincide (|WF - BS| / BS at most {np.max(np.abs(rd)):.2g}%)." if np.any(rd != 0)
               else "coincide exactly at every load.")
-           + f" In the gallery's other settings "
-           f"(alpha <= m, one block per server) BS and WF are identical.")
+           + " In the gallery's other settings (alpha <= m, one block per server) BS and WF are identical.")
     ctx.figure(fig, "cluster-bs-wf", "Cluster (000): a setting where BS and WF differ (m = 10, rate 1/2, k ~ U{5..20})",
                data, checks, ["cluster-bs-wf"], "BS vs WF (paper 000)",
                paper_ref=["000 BS between BR and WF (workload comparison, section III)"], caption=cap)
