@@ -145,8 +145,9 @@ def convergence(ctx):
             reps = len(r.replications(int(w.point), "BR_mean_delay"))
             ratio = float(w["BR_mean_delay_over_product_form"])
             noise = float(w["BR_mean_delay_ci95"] / w["product_form_mean"])
-            rows.append((m, ratio, noise, reps, arr))
-    m, ratio, noise, reps, arr = (np.array(c) for c in zip(*rows))
+            got = float(w["BR_mean_delay_ci95"] / w["BR_mean_delay"])
+            rows.append((m, ratio, noise, reps, arr, got <= rel))
+    m, ratio, noise, reps, arr, reached = (np.array(c) for c in zip(*rows))
     dist = np.abs(ratio - 1)
     ok = dist > noise
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.4))
@@ -189,7 +190,11 @@ def convergence(ctx):
            f"regime there, alpha > m) and {ratio[-1]:.4f} +- {noise[-1]:.4f} at m = {int(m[-1])}: the product form is "
            "tight once requests are small against m, as the paper says. Each m is its own run with a precision target "
            f"on BR's mean delay of a third of the expected distance 2/m ({', '.join(str(int(x)) for x in reps)} "
-           f"replications of {', '.join(f'{a:.2g}' for a in arr)} requests)."
+           f"replications of {', '.join(f'{a:.2g}' for a in arr)} requests; "
+           + (f"the target was reached at m = {', '.join(str(int(x)) for x in m[reached.astype(bool)])}"
+              if reached.any() else "the target was reached nowhere")
+           + ("" if reached.all() else f", elsewhere the cap of {ctx.pick(32, 8, 4)} replications stopped the run first")
+           + ")."
            + (f" Hollow: unresolved, |ratio - 1| within its noise floor (m = {', '.join(map(str, unres))})."
               if unres else " Every point is resolved (filled).")
            + f" Resolving m = 10^5 and 10^6 the same way would cost, by storq's own estimate (--dry-run calibrated "
