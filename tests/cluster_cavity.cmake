@@ -3,3 +3,8 @@
 storq_unit_test(test_cluster_cavity test_cluster_cavity.c)
 target_include_directories(test_cluster_cavity PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
 set_tests_properties(test_cluster_cavity PROPERTIES TIMEOUT 100 LABELS "cluster;unit")
+# The two regimes of delay against k (kernels/cluster/regimes.c): the cavity tail against M/M/1
+# and the numerical solver, the asymptotes against the product form.
+storq_unit_test(test_cluster_regimes test_cluster_regimes.c)
+target_include_directories(test_cluster_regimes PRIVATE ${CMAKE_SOURCE_DIR}/kernels)
+set_tests_properties(test_cluster_regimes PROPERTIES TIMEOUT 100 LABELS "cluster;unit")

@@ -51,4 +51,17 @@ double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
  * M/M/1 with arrival rate lambda E[X] and service rate mu / E[c]: P(V <= w). */
 double storq_cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w);
 
+/* The two regimes of delay against k (regimes.c). The cavity workload's exponential tail,
+ * P(V > w) ~ C e^{-theta w} (Cramer-Lundberg): 0, or -1 when the chunk law has no exponential
+ * moment (pareto) or rho >= 1. */
+int storq_cl_lundberg(double lambda, double mu, const double *px, size_t xmax,
+                      const storq_dist *chunk, double *theta, double *C);
+/* k <= m: E[c]/mu + (ln(C k) + gamma_E)/theta, the Gumbel asymptote of the product-form mean. */
+double storq_cl_log_regime_mean(double Ec, double mu, double theta, double C, double k);
+/* k > m: E[c] k/(m mu) + E[max of m cavity workloads]. */
+double storq_cl_linear_regime_mean(double Ec, double mu, double max_m_workload, unsigned m,
+                                   double k);
+/* E[c] ceil(k/m)/mu: the delay of a request alone, a lower bound for every policy. */
+double storq_cl_isolation_delay(double Ec, double mu, unsigned m, double k);
+
 #endif

@@ -174,6 +174,96 @@ done:
     return rc;
 }
 
+/* The two regimes of delay against k (regimes.c): per size class and over the size law, the
+ * logarithmic-regime asymptote (k <= m) or the linear-regime one (k > m), and the isolation delay
+ * (a lower bound for every policy); plus the cavity tail's theta and C. Left out (a note) when the
+ * chunk law has no exponential moment: the logarithmic asymptote needs the exponential tail. */
+static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory *out,
+                             storq_error *err)
+{
+    size_t xmax = 0;
+    double *px = storq_cl_cavity_blocks_law(&c->size, (unsigned)c->m, &xmax);
+    if (!px)
+        return STORQ_RUNTIME_FAIL(err, "cavity queue: blocks law failed (out of memory)");
+    double theta = NAN, C = NAN;
+    int tail = storq_cl_lundberg(c->lambda, c->mu, px, xmax, &c->cdist, &theta, &C) == 0;
+    free(px);
+    double *buf = calloc(5 * c->nclass + 4, sizeof *buf);
+    if (!buf)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    double *reg = buf, *iso = reg + c->nclass, *w = iso + c->nclass, *low = w + c->nclass;
+    double *sc = low + c->nclass;
+    /* E[max of m cavity workloads] and E[V]: the product-form means at k = m and k = 1 minus
+     * E[c]/mu (a request of k <= m blocks waits c/mu after the largest of k workloads) */
+    double maxm = storq_cl_product_form_mean(cav, (unsigned)c->m, (unsigned)c->m, &c->cdist) -
+                  c->Ec / c->mu;
+    double ev = storq_cl_product_form_mean(cav, 1, (unsigned)c->m, &c->cdist) - c->Ec / c->mu;
+    double rmean = 0.0, imean = 0.0;
+    for (size_t i = 0; i < c->nq; i++) {
+        double k = (double)c->qk[i];
+        double r = k <= (double)c->m
+                       ? (tail ? storq_cl_log_regime_mean(c->Ec, c->mu, theta, C, k) : NAN)
+                       : storq_cl_linear_regime_mean(c->Ec, c->mu, maxm, (unsigned)c->m, k);
+        double is = storq_cl_isolation_delay(c->Ec, c->mu, (unsigned)c->m, k);
+        size_t ci = cl_class_of(c, c->qk[i]);
+        /* k >= m asks every server; D >= the average over servers of (V_i + c s_i/mu), whose
+         * mean under BR is E[V] + E[c] k/(m mu) (equality when every k is a multiple of m: the
+         * servers' workloads are then identical) */
+        low[ci] += c->qw[i] * (k >= (double)c->m ? ev + c->Ec * k / ((double)c->m * c->mu) : NAN);
+        reg[ci] += c->qw[i] * r;
+        iso[ci] += c->qw[i] * is;
+        w[ci] += c->qw[i];
+        rmean += c->qw[i] * r;
+        imean += c->qw[i] * is;
+    }
+    for (size_t j = 0; j < c->nclass; j++) {
+        reg[j] = w[j] > 0 ? reg[j] / w[j] : NAN;
+        iso[j] = w[j] > 0 ? iso[j] / w[j] : NAN;
+        low[j] = w[j] > 0 ? low[j] / w[j] : NAN;
+    }
+    sc[0] = rmean;
+    sc[1] = imean;
+    sc[2] = theta;
+    sc[3] = C;
+    int rc;
+    if ((rc = storq_theory_add(out, "regime_mean", "time",
+                               "the regimes' asymptotes over the size law: k <= m (logarithmic) "
+                               "E[c]/mu + (ln(C k) + gamma_E)/theta, the Gumbel mean of the max "
+                               "of k cavity workloads; k > m (linear) E[c] k/(m mu) + E[max of m "
+                               "cavity workloads]",
+                               "", &sc[0], 1, err)) ||
+        (rc = storq_theory_add(out, "regime_class_mean", "time",
+                               "regime_mean per size class (axis of class_mean_delay)", "", reg,
+                               c->nclass, err)) ||
+        (rc = storq_theory_add(out, "isolation_delay", "time",
+                               "E[c] ceil(k/m)/mu over the size law: a request alone waits for "
+                               "ceil(k/m) blocks at its busiest server; a lower bound on every "
+                               "policy's mean delay",
+                               "", &sc[1], 1, err)) ||
+        (rc = storq_theory_add(out, "isolation_class_delay", "time",
+                               "isolation_delay per size class (axis of class_mean_delay)", "",
+                               iso, c->nclass, err)) ||
+        (rc = storq_theory_add(out, "linear_lower_class_mean", "time",
+                               "per size class with k >= m (NaN below): E[V] + E[c] k/(m mu), "
+                               "the mean over the m servers of their delay, a lower bound on "
+                               "BR's mean delay (exact for every policy when all k are multiples "
+                               "of m: the servers' workloads are then identical)",
+                               "", low, c->nclass, err)) ||
+        (rc = storq_theory_add(out, "cavity_tail_theta", "1/time",
+                               "decay rate theta of the cavity workload's tail, P(V > w) ~ C "
+                               "e^{-theta w}: the root of lambda (E[e^{theta B}] - 1) = theta "
+                               "(NaN: the chunk law has no exponential moment)",
+                               "", &sc[2], 1, err)))
+        goto done;
+    rc = storq_theory_add(out, "cavity_tail_C", "1",
+                          "Cramer-Lundberg constant C = (1 - rho)/(lambda E[B e^{theta B}] - 1) of "
+                          "P(V > w) ~ C e^{-theta w}",
+                          "", &sc[3], 1, err);
+done:
+    free(buf);
+    return rc;
+}
+
 int storq_cl_theory(const void *vctx, storq_theory *out, storq_error *err)
 {
     const cl_ctx *c = vctx;
@@ -183,8 +273,9 @@ int storq_cl_theory(const void *vctx, storq_theory *out, storq_error *err)
     int rc = cl_solve_cavity(c, &cav, err);
     if (rc)
         return rc < 0 ? STORQ_OK : rc;
-    if (!(rc = cl_theory_cavity(c, &cav, out, err)))
-        rc = cl_theory_product_form(c, &cav, out, err);
+    if (!(rc = cl_theory_cavity(c, &cav, out, err)) &&
+        !(rc = cl_theory_product_form(c, &cav, out, err)))
+        rc = cl_theory_regimes(c, &cav, out, err);
     storq_cl_cavity_free(&cav);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "jobdelay.h"
 #include "meanfield.h"
 #include "memory.h"
 #include "refined.h"
@@ -211,6 +212,19 @@ int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                              "mean_task_sojourn",
                              "mean_job_delay", &soj, 1, err)))
             goto done;
+        /* k > 1: the largest of the k tasks' sojourns, the k shortest of L sampled queues
+         * (jobdelay.c); exponential service only (the Erlang sojourns need it) */
+        if (k > 1 && c->service_exp && c->L <= 64 && c->mode == SMK_MODE_STEADY &&
+            c->engine == SMK_ENGINE_SERVERS) {
+            double jd = storq_sm_job_delay_mean(L, k, c->mu, u, deep);
+            if (isfinite(jd) &&
+                (rc = storq_theory_add(out, "mean_job_delay", "time",
+                                       "mean-field job delay: the largest of the k tasks' "
+                                       "Erlang(Q + 1, mu) sojourns, Q the lengths of the k "
+                                       "shortest of L sampled queues (i.i.d., P(Q >= i) = u_i)",
+                                       "mean_job_delay", &jd, 1, err)))
+                goto done;
+        }
         if (c->mode == SMK_MODE_STEADY && (rc = add_refined(out, c, u, deep, err)))
             goto done;
         free(buf);

@@ -272,3 +272,69 @@ def test_proxy_and_threads_shapes(manifest):
         if key == "L=3,on":  # Theorem 1: d_min = L, preemptive SERPT-R is optimal, nothing relaxed
             s = panel["serpt_r_p"]
             assert np.all(np.abs(np.array(s["mean"]) - b) <= 3 * np.hypot(s["ci95"], bci))
+
+
+def _arr(x):
+    return np.array([np.nan if v is None else v for v in x], float)
+
+
+def test_cluster_size_regimes(manifest):
+    """Delay against k: the isolation delay is ceil(k/m) (unit chunks, mu = 1), the linear lower
+    bound has slope exactly 1/m, every policy lies above the isolation delay, BR below the product
+    form, and the log-regime asymptote approaches the product form (Gumbel limit)."""
+    d = fig(manifest, "cluster-size")["data"]
+    k, m = _arr(d["k"]), d["m"]
+    np.testing.assert_allclose(_arr(d["isolation_class_delay"]), np.ceil(k / m), rtol=1e-12)
+    low = _arr(d["linear_lower_class_mean"])
+    lin = k >= m
+    assert np.all(np.isnan(low[~lin])) and lin.sum() >= 3
+    np.testing.assert_allclose(np.diff(low[lin]) / np.diff(k[lin]), 1 / m, rtol=1e-9)
+    for p in ("BR", "BS", "WF"):
+        assert np.all(_arr(d[p]["mean"]) + 3 * _arr(d[p]["ci95"]) >= np.ceil(k / m))
+    pf = _arr(d["product_form_class_mean"])
+    assert np.all(_arr(d["BR"]["mean"]) <= pf + 3 * _arr(d["BR"]["ci95"]))
+    reg = _arr(d["regime_class_mean"])
+    sel = (k >= 8) & (k <= m)
+    assert np.all(np.abs(reg[sel] - pf[sel]) <= 0.05 * pf[sel])
+    # the log asymptote's slope in ln k is 1/theta
+    logk = (k <= m) & (k >= 2)
+    np.testing.assert_allclose(np.diff(reg[logk]) / np.diff(np.log(k[logk])), 1 / d["theta"], rtol=1e-9)
+
+
+def test_cluster_coding_chunk_bs_wf(manifest):
+    c = fig(manifest, "cluster-coding")["data"]
+    for p in ("BS", "WF"):  # no redundancy: no choice
+        assert c["none"][p]["mean"] == c["none"]["BR"]["mean"]
+    ch = fig(manifest, "cluster-chunk")["data"]
+    assert ch["mm1_gap"] and max(ch["mm1_gap"]) < 1e-5  # the numerical cavity CDF vs M/M/1
+    b = fig(manifest, "cluster-bs-wf")["data"]
+    for e in b.values():
+        assert np.all(_arr(e["diff"]) <= 3 * _arr(e["diff_ci95"]) + 1e-12)  # WF never worse than BS
+    assert np.all(_arr(b["exp:1"]["diff"]) < 0)
+    v = fig(manifest, "cluster-convergence")["data"]
+    np.testing.assert_array_equal(v["resolved"], _arr(v["distance"]) > _arr(v["ci95"]))
+    assert all(h > 0 for h in v["core_hours"].values())
+
+
+def test_supermarket_bounds_and_delay(manifest):
+    d = fig(manifest, "supermarket-bounds")["data"]
+    lam = 0.9
+    for key, s in d.items():
+        L, k = (int(x) for x in key[1:].split("_k"))
+        i = _arr(s["level"])
+        lo, up, u = _arr(s["lower"]), _arr(s["upper"]), _arr(s["u"])
+        np.testing.assert_allclose(lo, lam ** (((L - k + 1) ** i - 1) / (L - k)), rtol=1e-9)
+        r = L / k
+        np.testing.assert_allclose(up, lam ** ((r ** i - 1) / (r - 1)), rtol=1e-9)
+        assert np.all(lo <= u * (1 + 1e-12)) and np.all(u <= up * (1 + 1e-12))
+        assert up[3] > 1.05 * lo[3]
+    j = fig(manifest, "supermarket-delay-L")["data"]
+    L = _arr(j["L"])
+    assert L[0] == 2 and j["job_delay_theory"][0] == pytest.approx(1.5 / (2 * (1 - lam)), rel=1e-9)
+    jt, jd, jc = _arr(j["job_delay_theory"]), _arr(j["job_delay"]), _arr(j["job_delay_ci95"])
+    assert np.all(np.diff(jt) < 0) and np.all(jt >= _arr(j["task_sojourn_theory"]))
+    assert np.all(np.abs(jd - jt) <= 3 * jc + 0.05 * jt)
+    for stem in ("supermarket-convergence", "supermarket-convergence-k2"):
+        c = fig(manifest, stem)["data"]
+        np.testing.assert_array_equal(c["resolved"], _arr(c["u_l1"]) > _arr(c["u_l1_noise"]))
+        assert c["V_l1"] > 0 and all(h > 0 for h in c["core_hours"].values())
