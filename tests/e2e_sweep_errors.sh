@@ -92,7 +92,8 @@ touch long.h5
 check dryrun "writes nothing" [ "$(listing long.ini | head -c 4; ls | grep -c '\.h5')" = "run:1" ]
 check dryrun "long.h5 untouched" [ ! -s long.h5 ]
 # Every sweep file shipped in jobs/sweeps still reads (and to as many points as its lists say).
-declare -A want=([cluster-convergence]=5 [forkjoin-correlation]=30 [forkjoin-fixed-rate]=18
+declare -A want=([cluster-convergence]=5 [cluster-bs-wf]=6 [cluster-chunk-law]=8 [cluster-chunk]=7
+                 [cluster-coding]=12 [cluster-size]=1 [forkjoin-correlation]=30 [forkjoin-fixed-rate]=18
                  [forkjoin-cdf]=6 [forkjoin-fig7]=36 [forkjoin-fig11]=36
                  [forkjoin-groups]=45 [forkjoin-service]=30 [forkjoin-storage-tradeoff]=30
                  [supermarket-convergence]=4 [proxy-fig5]=12 [proxy-fig5-k1]=12 [proxy-fig6-7]=11 [proxy-read-write]=21 [proxy-table1]=120 [proxy-two-classes]=3
