@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "model.h"
+#include "model_kit.h"
 #include "observables.h"
 #include "rng.h"
 #include "run_spec.h"
@@ -105,7 +106,7 @@ static double kernel_run(px_case *c, long requests, double *mean)
     if (spec.model->replicate(ctx, &key, &rec, &err))
         die("kernel", err.msg);
     const double dt = now() - t0;
-    const storq_obs_def *def = storq_obs_find(&obs, spec.model->headline(ctx));
+    const storq_obs_def *def = storq_obs_find(&obs, storq_model_headline(spec.model, ctx));
     if (!def)
         die("kernel", "no headline observable");
     *mean = rec.values[def->value_offset];

@@ -593,12 +593,6 @@ static double cl_cost(const void *vctx)
 }
 
 /* The event loop counts requests. */
-static double cl_steps(const void *vctx)
-{
-    const cl_ctx *c = vctx;
-    return (double)(c->warmup + c->arrivals);
-}
-
 const storq_model storq_model_cluster = {
     .name = "cluster",
     .summary = "m servers holding chunked, MDS-coded files; requests delivered by balanced random "
@@ -612,6 +606,5 @@ const storq_model storq_model_cluster = {
     .theory = storq_cl_theory,
     .compare = storq_cl_compare,
     .cost = cl_cost,
-    .steps = cl_steps,
     .headline = cl_headline,
 };

@@ -347,12 +347,6 @@ static int fj_declare(void *vctx, storq_observables *obs, storq_error *err)
     return rc ? rc : storq_steady_declare(obs, &c->steady, "mean_response_time", "time", err);
 }
 
-static const char *fj_headline(const void *vctx)
-{
-    (void)vctx;
-    return "mean_response_time";
-}
-
 static double fj_cost(const void *vctx)
 {
     const fj_ctx *c = vctx;
@@ -362,13 +356,6 @@ static double fj_cost(const void *vctx)
                                                  : 1.0;
     return (double)(c->warmup + c->arrivals) * ((double)c->n + choose + 1.0) *
            (c->companion ? 2.0 : 1.0);
-}
-
-/* The event loop counts jobs. */
-static double fj_steps(const void *vctx)
-{
-    const fj_ctx *c = vctx;
-    return (double)(c->warmup + c->arrivals);
 }
 
 const storq_model storq_model_forkjoin = {
@@ -384,6 +371,5 @@ const storq_model storq_model_forkjoin = {
     .theory = storq_fj_theory,
     .compare = storq_fj_compare,
     .cost = fj_cost,
-    .steps = fj_steps,
-    .headline = fj_headline,
+    .headline_name = "mean_response_time",
 };

@@ -533,12 +533,6 @@ static double px_cost(const void *vctx)
 }
 
 /* The event loop counts requests (and goes on while the last ones drain). */
-static double px_steps(const void *vctx)
-{
-    const px_ctx *x = vctx;
-    return (double)(x->warmup + x->arrivals);
-}
-
 const storq_model storq_model_proxy = {
     .name = "proxy",
     .summary = "a proxy with L threads serving requests as (n,k)-coded tasks (fixed codes, Greedy, "
@@ -552,7 +546,6 @@ const storq_model storq_model_proxy = {
     .theory = storq_px_theory,
     .compare = storq_px_compare,
     .cost = px_cost,
-    .steps = px_steps,
     .headline = px_headline,
     .class_fields = "share:k:nmax:delay",
 };

@@ -168,8 +168,7 @@ static size_t *order_points(const storq_plan_points *pts, size_t *m, size_t *k)
 static int calibrate_replications(const storq_plan_points *pts, const size_t *order, size_t k,
                                   size_t npoints, storq_plan_seconds *out, storq_error *err)
 {
-    const storq_model *m = pts->spec->model;
-    int by_steps = m->steps != NULL;
+    int by_steps = 1; /* every point has a step count (the model's, or warmup + arrivals) */
     for (size_t i = 0; by_steps && i < pts->spec->npoints; i++)
         by_steps = pts->skip[i] || pts->steps[i] > 0;
     /* without a step count a replication cannot be stopped part way and scaled: the cheapest,
@@ -199,7 +198,7 @@ static int calibrate_replications(const storq_plan_points *pts, const size_t *or
             rc = storq_fail(err, STORQ_ERR_USAGE, "--workers: cannot predict this run: model '%s' "
                             "counts no steps, so a replication can only be timed whole, and its "
                             "cheapest (point %zu) takes over %g s; --calibrate-from FILE.h5 "
-                            "predicts from an earlier run's units", m->name, p,
+                            "predicts from an earlier run's units", pts->spec->model->name, p,
                             STORQ_PLAN_CALIBRATION_SECONDS);
         whole_count += (size_t)whole;
         out->rep[p] = s;
