@@ -9,6 +9,7 @@
 
 #include "env_settings.h"
 #include "interrupt.h"
+#include "point_list.h"
 #include "point_memory.h"
 #include "reduce.h"
 #include "run_state.h"
@@ -97,7 +98,7 @@ static int prepare_points(run_state *st, storq_error *err)
     if (!st->ctx || !st->obs || !st->cost || !st->steps || !st->done || !st->target)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     storq_point_memory mem;
-    storq_point_memory_start(&mem);
+    storq_point_memory_start(&mem, storq_point_list_bytes(spec, st->rank == 0));
     const size_t N = spec->task_count, I = spec->task_index, mine = n > I ? (n - I - 1) / N + 1 : 0;
     for (size_t p = 0; p < n; p++) {
         if (storq_interrupted()) /* a huge sweep's setup stops within a moment too */

@@ -12,10 +12,11 @@ static size_t heap_bytes(void)
     return mi.uordblks + mi.hblkhd;
 }
 
-void storq_point_memory_start(storq_point_memory *m)
+void storq_point_memory_start(storq_point_memory *m, size_t fixed)
 {
     m->base = m->before = heap_bytes();
     m->each = 0;
+    m->fixed = fixed;
 }
 
 void storq_point_memory_before(storq_point_memory *m)
@@ -34,10 +35,13 @@ int storq_point_memory_after(storq_point_memory *m, size_t left, size_t npoints,
     if (m->before != m->base && (m->each == 0 || grown < m->each))
         m->each = grown;
     const size_t held = now > m->base ? now - m->base : 0;
-    const size_t need = storq_bytes_add(held, storq_bytes_mul(left, m->each));
-    char what[64], for_what[160];
+    const size_t need = storq_bytes_add(m->fixed,
+                                        storq_bytes_add(held, storq_bytes_mul(left, m->each)));
+    char what[64], for_what[256];
     snprintf(what, sizeof what, "the run's %zu points", npoints);
-    snprintf(for_what, sizeof for_what, "prepared at once (at least %.3g KiB each, measured as "
-             "they are prepared; --task I/N splits a sweep)", (double)m->each / 1024.0);
+    snprintf(for_what, sizeof for_what, "prepared at once with the run's records of them (%.3g "
+             "GiB) and at least %.3g KiB each of the model's state, measured as they are "
+             "prepared; --task I/N splits a sweep", (double)m->fixed / (1 << 30),
+             (double)m->each / 1024.0);
     return storq_memory_check_rank(need, what, for_what, err);
 }

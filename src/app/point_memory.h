@@ -13,9 +13,11 @@
 
 typedef struct {
     size_t base, before, each; /* each: the smallest point's bytes after the first */
+    size_t fixed; /* what the points and the run's records of them hold besides (point_list.h) */
 } storq_point_memory;
 
-void storq_point_memory_start(storq_point_memory *m);
+/* fixed: the bytes storq_point_list_bytes counts, added to every check. */
+void storq_point_memory_start(storq_point_memory *m, size_t fixed);
 /* Around one point's preparation: before it, then after it with the points still to prepare
  * (of this task); a usage error with the estimate and the rank's budget when the prepared points
  * plus `left` more of that size would not fit. */
