@@ -28,7 +28,9 @@ static size_t longest(const storq_assignment *a)
     return most;
 }
 
-size_t storq_point_list_bytes(const storq_run_spec *spec, int root)
+/* The estimate and its parts: bytes a point, the units and bytes a unit. */
+static size_t list_bytes(const storq_run_spec *spec, int root, size_t *point_bytes, size_t *units,
+                         size_t *unit_bytes)
 {
     const size_t np = storq_param_count(spec->model->params), n = spec->npoints;
     /* one point: its record in the list, its values, and each value's text (every parameter
@@ -55,11 +57,19 @@ size_t storq_point_list_bytes(const storq_run_spec *spec, int root)
     const size_t reps = spec->precision ? spec->max_replications : spec->replications;
     const size_t mine = n > spec->task_index ? (n - spec->task_index - 1) / spec->task_count + 1
                                              : 0;
-    const size_t units = storq_bytes_mul(mine, storq_bytes_add(reps, 1));
+    *units = storq_bytes_mul(mine, storq_bytes_add(reps, 1));
     size_t per_unit = sizeof(storq_unit) + 32 + 2 * (sizeof(double) + sizeof(size_t));
     if (root)
         per_unit += 3 * sizeof(storq_unit_row) + sizeof(storq_unit_row) + 8;
-    return storq_bytes_add(storq_bytes_mul(n, per_point), storq_bytes_mul(units, per_unit));
+    *point_bytes = per_point;
+    *unit_bytes = per_unit;
+    return storq_bytes_add(storq_bytes_mul(n, per_point), storq_bytes_mul(*units, per_unit));
+}
+
+size_t storq_point_list_bytes(const storq_run_spec *spec, int root)
+{
+    size_t point, units, unit;
+    return list_bytes(spec, root, &point, &units, &unit);
 }
 
 /* Point p: each parameter's value picked by p's digits in the lists' mixed radix. */
@@ -96,12 +106,15 @@ static int build_point(storq_run_spec *spec, size_t p, size_t zip_first, size_t 
 
 int storq_run_spec_expand(storq_run_spec *spec, int root, storq_error *err)
 {
-    const size_t n = spec->npoints, need = storq_point_list_bytes(spec, root);
-    char what[64], for_what[200];
-    snprintf(what, sizeof what, "the run's %zu points", n);
-    snprintf(for_what, sizeof for_what, "for their parameters and the run's records of them "
-             "(%.3g KiB a point with its work units, before the model's own state; several "
-             "smaller runs need less)", n ? (double)need / (double)n / 1024 : 0.0);
+    size_t point, units, unit;
+    const size_t n = spec->npoints, need = list_bytes(spec, root, &point, &units, &unit);
+    char what[96], for_what[256];
+    snprintf(what, sizeof what, "the run's %zu point%s and %zu work units", n, n == 1 ? "" : "s",
+             units);
+    snprintf(for_what, sizeof for_what, "for their parameters, the hand-out and %s (%zu bytes a "
+             "point, %zu a unit, before the model's own state); fewer points or replications a "
+             "run need less", root ? "rank 0's record of every unit" : "the units' list", point,
+             unit);
     STORQ_TRY(storq_memory_check_rank(need, what, for_what, err));
     const size_t np = storq_param_count(spec->model->params);
     size_t zip_first = np, zip_len = 0;

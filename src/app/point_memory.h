@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "observables.h"
 
 typedef struct {
     size_t base, before, each; /* each: the smallest point's bytes after the first */
@@ -24,5 +25,13 @@ void storq_point_memory_start(storq_point_memory *m, size_t fixed);
 void storq_point_memory_before(storq_point_memory *m);
 int storq_point_memory_after(storq_point_memory *m, size_t left, size_t npoints,
                              storq_error *err);
+
+/* Rank 0 after every point is prepared: the prepared points, the fixed bytes and `open` tables of
+ * replications of `table` bytes each (the points in progress at once) against the rank's budget. */
+int storq_point_memory_open_tables(const storq_point_memory *m, size_t open, size_t table,
+                                   storq_error *err);
+
+/* One point's table of replications on rank 0 (src/app/collect.c): reps rows of its values. */
+size_t storq_point_table_bytes(const storq_observables *obs, size_t reps);
 
 #endif
