@@ -84,8 +84,10 @@ static size_t resident_bytes(void)
     return found ? storq_bytes_mul((size_t)kib, 1024) : 0;
 }
 
-/* Room kept for HDF5's own caches (metadata and chunk caches, a few MB) while rank 0 writes. */
-#define HDF5_CACHES ((size_t)8 << 20)
+/* Room kept for HDF5 while rank 0 writes: its metadata cache (at most 4 MB, io/h5_util.c) and the
+ * free lists and buffers of its first points (a sweep's writer grew by 30 MB over its first 250
+ * points; what each later point adds is counted with the points, src/app/point_list.c). */
+#define HDF5_CACHES ((size_t)40 << 20)
 
 static size_t node_available(void)
 {

@@ -9,6 +9,11 @@
 #include "run_state.h"
 #include "stop.h"
 
+/* What HDF5 keeps in rank 0's memory for every point written (object headers on its free lists):
+ * a supermarket sweep's writer grew by 19 KB a point from 250 to 1000 points, of which the
+ * model's own state (measured, src/app/point_memory.c) was 8.4 KB. */
+#define HDF5_PER_POINT ((size_t)16 << 10)
+
 /* What glibc's malloc takes for a request of n bytes: 8 bytes of header, rounded up to 16, at
  * least 32. Each point's values are many small blocks, so the headers are a good part of them. */
 static size_t block(size_t n)
@@ -45,10 +50,11 @@ static size_t list_bytes(const storq_run_spec *spec, int root, size_t *point_byt
     /* the driver's arrays per point (src/app/driver.c, prepare_points) */
     size_t per_point = values + sizeof(void *) + sizeof(storq_observables) + 2 * sizeof(double) +
                        1 + sizeof(void *);
-    /* rank 0: its state of each point (src/app/collect.c) and the file's index, built in memory
-     * and handed to HDF5 (twice: a conversion buffer of the same size at most) */
+    /* rank 0: its state of each point (src/app/collect.c), the file's index, built in memory
+     * and handed to HDF5 (twice: a conversion buffer of the same size at most), and what HDF5
+     * keeps of each point written */
     if (root)
-        per_point += sizeof(point_state) + 2 * index_row;
+        per_point += sizeof(point_state) + 2 * index_row + HDF5_PER_POINT;
     /* the units of this task's points: a theory unit each (all five models have theory) and
      * every replication it may take; each rank builds the list (unit and its sort key while
      * sorting) and the hand-out copies the costs and groups; rank 0 records every unit that ran
