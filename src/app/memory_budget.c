@@ -133,17 +133,17 @@ int storq_memory_budget_setup(MPI_Comm comm, const char *limit_text, storq_error
     MPI_Comm_free(&node);
     /* what a rank holds before its first point (the program, its libraries, MPI) and HDF5's
      * caches are not the run's to spend: the budget is what is left of the rank's share */
-    size_t share = node_bytes / (size_t)ranks_on_node;
-    size_t held = storq_bytes_add(resident_bytes(), HDF5_CACHES);
-    unsigned long long mine = share > held ? share - held : 0, least, most_held = held;
+    size_t share = node_bytes / (size_t)ranks_on_node, resident = resident_bytes();
+    size_t held = storq_bytes_add(resident, HDF5_CACHES);
+    unsigned long long mine = share > held ? share - held : 0, least, most_held = resident;
     MPI_Allreduce(&mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
     MPI_Allreduce(MPI_IN_PLACE, &most_held, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
     unsigned threads = (unsigned)omp_get_max_threads();
     char full[320];
     snprintf(full, sizeof full, "%s shared by %d rank%s x %u thread%s per node, less the %.0f MB "
-             "a rank holds before its points; %s", source, ranks_on_node,
-             ranks_on_node == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
-             (double)most_held / (1 << 20),
+             "a rank holds before its points and %.0f MB kept for HDF5; %s", source,
+             ranks_on_node, ranks_on_node == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+             (double)most_held / (1 << 20), (double)HDF5_CACHES / (1 << 20),
              limit_text ? "fewer threads or ranks leave more to each"
                         : "--memory-limit sets another budget");
     storq_memory_set_budget((size_t)least, threads, full);
