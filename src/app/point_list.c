@@ -50,11 +50,10 @@ static size_t list_bytes(const storq_run_spec *spec, int root, size_t *point_byt
     /* the driver's arrays per point (src/app/driver.c, prepare_points) */
     size_t per_point = values + sizeof(void *) + sizeof(storq_observables) + 2 * sizeof(double) +
                        1 + sizeof(void *);
-    /* rank 0: its state of each point (src/app/collect.c), the file's index, built in memory
-     * and handed to HDF5 (twice: a conversion buffer of the same size at most), and what HDF5
-     * keeps of each point written */
+    /* rank 0: its state of each point (src/app/collect.c) and the file's index, built in memory
+     * and handed to HDF5 (twice: a conversion buffer of the same size at most) */
     if (root)
-        per_point += sizeof(point_state) + 2 * index_row + HDF5_PER_POINT;
+        per_point += sizeof(point_state) + 2 * index_row;
     /* the units of this task's points: a theory unit each (all five models have theory) and
      * every replication it may take; each rank builds the list (unit and its sort key while
      * sorting) and the hand-out copies the costs and groups; rank 0 records every unit that ran
@@ -64,12 +63,15 @@ static size_t list_bytes(const storq_run_spec *spec, int root, size_t *point_byt
     const size_t mine = n > spec->task_index ? (n - spec->task_index - 1) / spec->task_count + 1
                                              : 0;
     *units = storq_bytes_mul(mine, storq_bytes_add(reps, 1));
+    /* rank 0 writes this task's points only: what HDF5 keeps of each is counted for those */
+    size_t written = root ? storq_bytes_mul(mine, HDF5_PER_POINT) : 0;
     size_t per_unit = sizeof(storq_unit) + 32 + 2 * (sizeof(double) + sizeof(size_t));
     if (root)
         per_unit += 3 * sizeof(storq_unit_row) + sizeof(storq_unit_row) + 8;
-    *point_bytes = per_point;
+    *point_bytes = per_point + (root && mine ? HDF5_PER_POINT : 0);
     *unit_bytes = per_unit;
-    return storq_bytes_add(storq_bytes_mul(n, per_point), storq_bytes_mul(*units, per_unit));
+    return storq_bytes_add(storq_bytes_add(storq_bytes_mul(n, per_point), written),
+                           storq_bytes_mul(*units, per_unit));
 }
 
 size_t storq_point_list_bytes(const storq_run_spec *spec, int root)
