@@ -9,7 +9,7 @@
 
 #define TAG_REQUEST 7102 /* another rank to rank 0: {kind, threads} */
 #define TAG_REPLY 7103   /* rank 0 to a rank: {answer, count, units...} */
-#define MAX_CHUNK 64     /* units in one answer */
+#define MAX_CHUNK STORQ_DISPATCH_MAX_CHUNK
 #define FIRST_NAP_NS 20000L
 #define LONGEST_NAP_NS 1000000L
 

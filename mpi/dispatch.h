@@ -34,6 +34,10 @@
 
 typedef struct storq_dispatch storq_dispatch;
 
+/* The most units one answer hands a rank: a rank holds at most one chunk and one answer in flight
+ * besides its threads' units (what rank 0's memory budget counts of the points in progress). */
+#define STORQ_DISPATCH_MAX_CHUNK 64
+
 /* Collective over comm. nunits units, each with a cost > 0 (relative; sizes chunks) and a group
  * (or STORQ_NO_GROUP) among ngroups; threads: this rank's worker threads. cost and group are
  * copied. */

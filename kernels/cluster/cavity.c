@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "chunk_law.h"
+#include "memory.h"
 
 #define CAV_MAX_POINTS ((size_t)1 << 21) /* memory: 5 arrays of doubles, 80 MB */
 #define CAV_WORK_MAX 8e9 /* multiply-adds of the finest march (~3 s at the measured 2.7e9/s) */
@@ -465,6 +466,24 @@ double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *
     if (xmax_out)
         *xmax_out = top;
     return px;
+}
+
+size_t storq_cl_cavity_bytes(const storq_ddist *size, unsigned m, const storq_dist *chunk)
+{
+    /* X's support, as storq_cl_cavity_blocks_law finds it (beyond its caps nothing is solved) */
+    double kmax = size->kind == STORQ_DDIST_GEOM && size->p[0] < 1
+                      ? fmax(ceil(log(BLOCKS_TAIL) / size->p[1]), 1)
+                      : (double)size->max;
+    double xmax = m ? ceil(kmax / m) : 0;
+    if (!(xmax <= (double)BLOCKS_XMAX_CAP))
+        xmax = 0;
+    /* px and the kernel's coefficients; the chunk law's three tables (a trace's every number);
+     * the grid at its cap: five arrays while marching, ten while the product form runs (the
+     * cdf, the three stored arrays and its table of three cells a point, twice) */
+    size_t bytes = storq_bytes_mul(3 * ((size_t)xmax + 1), sizeof(double));
+    size_t law = chunk->kind == STORQ_DIST_TRACE ? chunk->ntrace : 1;
+    bytes = storq_bytes_add(bytes, storq_bytes_mul(3 * law, sizeof(double)));
+    return storq_bytes_add(bytes, 10 * CAV_MAX_POINTS * sizeof(double));
 }
 
 double storq_cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w)

@@ -38,6 +38,10 @@ void storq_cl_cavity_free(cl_cavity *cav);
  * alpha is not needed (BR asks k blocks in all). *xmax_out = largest x with mass. Caller frees. */
 double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out);
 
+/* At most what solving the cavity queue for this size law, m and chunk law and the product form
+ * after it hold at once, in bytes (the grid counted at its cap of 2^21 points). */
+size_t storq_cl_cavity_bytes(const storq_ddist *size, unsigned m, const storq_dist *chunk);
+
 /* The product-form figure for a request of k blocks on m servers, with chunk size law psi:
  * P(D <= x) ~= E_c[ P(V + c (q+1)/mu <= x)^k' P(V + c q/mu <= x)^(m-k') ] (k > m), or
  * E_c[ P(V + c/mu <= x)^k ] (k <= m): the delay as if the servers had evolved independently. */

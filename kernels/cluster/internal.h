@@ -136,6 +136,8 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
 
 /* theory.c: the cavity-queue and product-form arrays, and the simulation against them. */
 int storq_cl_theory(const void *vctx, storq_theory *out, storq_error *err);
+/* In prepare: the theory's memory (storq_cl_cavity_bytes) against the rank's budget. */
+int storq_cl_theory_check(const cl_ctx *c, storq_error *err);
 int storq_cl_compare(const void *vctx, const storq_summary *sim, const storq_theory *theory,
                storq_theory *out, storq_error *err);
 

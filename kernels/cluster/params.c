@@ -468,7 +468,7 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     }
     cl_moments(c);
-    if ((rc = cl_check_load(c, p, err)))
+    if ((rc = cl_check_load(c, p, err)) || (rc = storq_cl_theory_check(c, err)))
         goto fail;
     cl_delay_grid(c);
     /* a new epoch for the busy-until times once 256 mean block services and m/16 requests have

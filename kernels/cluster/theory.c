@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cavity.h"
+#include "memory.h"
 #include "internal.h"
 #include "model.h"
 
@@ -262,6 +263,18 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
 done:
     free(buf);
     return rc;
+}
+
+int storq_cl_theory_check(const cl_ctx *c, storq_error *err)
+{
+    if (!(c->rho < 1.0) || c->m > 4294967295ULL) /* no theory: nothing to hold */
+        return STORQ_OK;
+    char what[160];
+    snprintf(what, sizeof what, "--size/--m/--chunk_dist: the cavity queue of %llu servers",
+             (unsigned long long)c->m);
+    return storq_memory_check_rank(storq_cl_cavity_bytes(&c->size, (unsigned)c->m, &c->cdist),
+                                   what, "for the theory (its grid counted at its cap of 2^21 "
+                                   "points, the size and chunk laws' tables)", err);
 }
 
 int storq_cl_theory(const void *vctx, storq_theory *out, storq_error *err)

@@ -229,6 +229,12 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     if ((rc = fj_parse_service(c, storq_param_string(p, "service"), err)))
         goto fail;
+    /* the theory's order statistics sort a copy of a trace's numbers (theory.c) */
+    snprintf(what, sizeof what, "--service: the trace's %zu numbers", c->law.ntrace);
+    if (c->family == FJ_FAM_TRACE &&
+        (rc = storq_memory_check_rank(storq_bytes_mul(c->law.ntrace, sizeof(double)), what,
+                                      "for the theory's sorted copy of them", err)))
+        goto fail;
     if ((rc = fj_check_stability(c, p, err)))
         goto fail;
     /* rebase the clock every few thousand arrivals (and never more often than every g n of them,

@@ -9,6 +9,7 @@
 
 #include "env_settings.h"
 #include "interrupt.h"
+#include "point_list.h"
 #include "point_memory.h"
 #include "reduce.h"
 #include "run_state.h"
@@ -97,8 +98,9 @@ static int prepare_points(run_state *st, storq_error *err)
     st->target = calloc(n ? n : 1, sizeof *st->target);
     if (!st->ctx || !st->obs || !st->cost || !st->steps || !st->done || !st->target)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
+    size_t table = 0; /* the largest point's table of replications, with its marks */
     storq_point_memory mem;
-    storq_point_memory_start(&mem);
+    storq_point_memory_start(&mem, storq_point_list_bytes(spec, st->rank == 0));
     const size_t N = spec->task_count, I = spec->task_index, mine = n > I ? (n - I - 1) / N + 1 : 0;
     for (size_t p = 0; p < n; p++) {
         if (storq_interrupted()) /* a huge sweep's setup stops within a moment too */
@@ -117,8 +119,14 @@ static int prepare_points(run_state *st, storq_error *err)
         if (spec->precision)
             STORQ_TRY(find_target(st, p, err));
         STORQ_TRY(storq_point_memory_after(&mem, mine - (p - I) / N - 1, mine, err));
+        size_t t = storq_point_table_bytes(&st->obs[p], st->max_reps);
+        table = t > table ? t : table;
     }
-    return STORQ_OK;
+    /* rank 0 holds the tables of the points in progress: at most those of the units each rank
+     * has in hand (its threads', its chunk and the answer in flight, mpi/dispatch.h) */
+    size_t open = (size_t)st->nranks * (2 * STORQ_DISPATCH_MAX_CHUNK + (size_t)omp_get_max_threads()) + 1;
+    return st->rank ? STORQ_OK
+                    : storq_point_memory_open_tables(&mem, open < mine ? open : mine, table, err);
 }
 
 static int open_output(run_state *st, storq_error *err)

@@ -19,6 +19,8 @@
 #include "mpi_session.h"
 #include "output_lock.h"
 #include "plan.h"
+#include "point_list.h"
+#include "reduce.h"
 #include "registry.h"
 #include "report.h"
 #include "args.h"
@@ -274,6 +276,11 @@ static int cmd_run(int argc, char **argv)
         storq_run_spec_free(&spec);
         return rc;
     }
+    /* the points are built once the budget they must fit is known (src/app/point_list.h) */
+    if (!rc && spec.dry_run && !spec.help)
+        rc = storq_memory_budget_local(spec.memory_limit, &err);
+    if (!rc && spec.dry_run && !spec.help)
+        rc = storq_run_spec_expand(&spec, 1, &err);
     if (spec.help || spec.dry_run) {
         if (storq_launcher_rank() == 0) {
             if (rc)
@@ -305,6 +312,8 @@ static int cmd_run(int argc, char **argv)
         rc = storq_env_check(&err);
     if (!rc)
         rc = storq_memory_budget_setup(MPI_COMM_WORLD, spec.memory_limit, &err);
+    if (!rc) /* rank 0 holds more than the others: every rank learns of its refusal */
+        rc = storq_reduce_status(storq_run_spec_expand(&spec, rank == 0, &err), MPI_COMM_WORLD);
     if (!rc)
         rc = storq_driver_run(&spec, MPI_COMM_WORLD, &err);
     /* Rank 0 reports; another rank reports only what rank 0 did not see. */

@@ -69,6 +69,26 @@ static size_t cgroup_available(void)
     return room;
 }
 
+/* What this process holds already (VmRSS: the program, its libraries, MPI's buffers), in bytes. */
+static size_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "VmRSS: %llu kB", &kib) == 1;
+    fclose(f);
+    return found ? storq_bytes_mul((size_t)kib, 1024) : 0;
+}
+
+/* Room kept for HDF5 while rank 0 writes: its metadata cache (at most 4 MB, io/h5_util.c) and the
+ * free lists and buffers of its first points (a sweep's writer grew by 30 MB over its first 250
+ * points; what each later point adds is counted with the points, src/app/point_list.c). */
+#define HDF5_CACHES ((size_t)40 << 20)
+
 static size_t node_available(void)
 {
     size_t a = meminfo_available(), c = cgroup_available();
@@ -111,12 +131,19 @@ int storq_memory_budget_setup(MPI_Comm comm, const char *limit_text, storq_error
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &ranks_on_node);
     MPI_Comm_free(&node);
-    unsigned long long mine = (unsigned long long)(node_bytes / (size_t)ranks_on_node), least;
+    /* what a rank holds before its first point (the program, its libraries, MPI) and HDF5's
+     * caches are not the run's to spend: the budget is what is left of the rank's share */
+    size_t share = node_bytes / (size_t)ranks_on_node, resident = resident_bytes();
+    size_t held = storq_bytes_add(resident, HDF5_CACHES);
+    unsigned long long mine = share > held ? share - held : 0, least, most_held = resident;
     MPI_Allreduce(&mine, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &most_held, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
     unsigned threads = (unsigned)omp_get_max_threads();
-    char full[256];
-    snprintf(full, sizeof full, "%s shared by %d rank%s x %u thread%s per node; %s", source,
+    char full[320];
+    snprintf(full, sizeof full, "%s shared by %d rank%s x %u thread%s per node, less the %.0f MB "
+             "a rank holds before its points and %.0f MB kept for HDF5; %s", source,
              ranks_on_node, ranks_on_node == 1 ? "" : "s", threads, threads == 1 ? "" : "s",
+             (double)most_held / (1 << 20), (double)HDF5_CACHES / (1 << 20),
              limit_text ? "fewer threads or ranks leave more to each"
                         : "--memory-limit sets another budget");
     storq_memory_set_budget((size_t)least, threads, full);
@@ -128,6 +155,10 @@ int storq_memory_budget_local(const char *limit_text, storq_error *err)
     char source[160];
     size_t bytes;
     STORQ_TRY(node_budget(limit_text, &bytes, source, sizeof source, err));
-    storq_memory_set_budget(bytes, 1, source);
+    size_t held = resident_bytes();
+    char full[320];
+    snprintf(full, sizeof full, "%s, less the %.0f MB the program holds before its points",
+             source, (double)held / (1 << 20));
+    storq_memory_set_budget(bytes > held ? bytes - held : 0, 1, full);
     return STORQ_OK;
 }

@@ -12,7 +12,6 @@
 #include "file_kind.h"
 #include "output_lock.h"
 #include "registry.h"
-#include "stop.h"
 #include "sweep_file.h"
 #include "sweep_paths.h"
 
@@ -280,60 +279,24 @@ static int apply_zip(storq_run_spec *spec, storq_error *err)
     return rc;
 }
 
-/* The Cartesian product of the lists, last parameter varying fastest; the zip group is one
- * dimension, placed where its first member stands. */
-static int expand_points(storq_run_spec *spec, storq_error *err)
+/* The number of points: the Cartesian product of the lists' lengths, the zip group counting as one
+ * list. The points themselves are built later (src/app/point_list.c), once the memory budget is
+ * known and their size checked against it. */
+static int count_points(storq_run_spec *spec, storq_error *err)
 {
     STORQ_TRY(apply_zip(spec, err));
-    size_t np = storq_param_count(spec->model->params);
-    size_t total = 1, zip_len = 0, zip_first = np;
+    size_t np = storq_param_count(spec->model->params), total = 1;
+    int zip_seen = 0;
     for (size_t i = 0; i < np; i++) {
-        if (spec->zipped[i]) {
-            if (zip_first < np)
-                continue;
-            zip_first = i;
-            zip_len = spec->assign[i].nvalues;
-        }
+        if (spec->zipped[i] && zip_seen++)
+            continue;
         total *= spec->assign[i].nvalues;
         if (total > MAX_POINTS)
             return storq_fail(err, STORQ_ERR_USAGE,
                               "the sweep has more than %d points; split it into several runs",
                               MAX_POINTS);
     }
-    spec->points = calloc(total, sizeof *spec->points);
-    if (!spec->points)
-        return STORQ_RUNTIME_FAIL(err, "out of memory");
     spec->npoints = total;
-    for (size_t p = 0; p < total; p++) {
-        /* a huge sweep takes seconds here: a stop asked for now is honoured now (exit 3) */
-        if (p % 1024 == 0 && storq_stop_signal())
-            return storq_fail(err, STORQ_STOPPED, "stopped by signal %d while reading the run; "
-                              "nothing was written", storq_stop_signal());
-        storq_params *pt = &spec->points[p];
-        pt->model = spec->model;
-        pt->n = np;
-        pt->allow_unstable = spec->allow_unstable;
-        pt->v = calloc(np ? np : 1, sizeof *pt->v);
-        if (!pt->v)
-            return STORQ_RUNTIME_FAIL(err, "out of memory");
-        size_t rest = p, zip_pick = 0;
-        for (size_t i = np; i-- > 0;) {
-            if (spec->zipped[i] && i != zip_first)
-                continue;
-            size_t len = spec->zipped[i] ? zip_len : spec->assign[i].nvalues;
-            size_t pick = rest % len;
-            rest /= len;
-            if (spec->zipped[i])
-                zip_pick = pick;
-            else
-                STORQ_TRY(storq_param_parse(&spec->model->params[i], spec->assign[i].values[pick],
-                                            &pt->v[i], err));
-        }
-        for (size_t i = 0; i < np; i++)
-            if (spec->zipped[i])
-                STORQ_TRY(storq_param_parse(&spec->model->params[i],
-                                            spec->assign[i].values[zip_pick], &pt->v[i], err));
-    }
     return STORQ_OK;
 }
 
@@ -882,7 +845,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     if (!rc && !spec->help && with_run_options && !spec->dry_run)
         rc = check_output(spec, a.target && ends_with(a.target, ".ini") ? a.target : NULL, err);
     if (!rc && !spec->help)
-        rc = expand_points(spec, err);
+        rc = count_points(spec, err);
     if (!rc && !spec->help)
         rc = build_config_text(spec, err);
     storq_args_free(&a);
@@ -947,7 +910,7 @@ void storq_run_spec_free(storq_run_spec *spec)
     free(spec->precision_where);
     free(spec->max_replications_where);
     free(spec->precision_obs);
-    for (size_t p = 0; p < spec->npoints; p++)
+    for (size_t p = 0; spec->points && p < spec->npoints; p++)
         storq_params_free(&spec->points[p]);
     free(spec->points);
     free(spec->output);

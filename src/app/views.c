@@ -14,6 +14,7 @@
 
 #include "h5_info.h"
 #include "memory_budget.h"
+#include "point_list.h"
 #include "params.h"
 #include "report.h"
 #include "run_spec.h"
@@ -416,6 +417,8 @@ int storq_view_theory(int argc, char **argv, int *parsed, int *help,
     *parsed = rc == 0;
     if (!rc)
         rc = storq_memory_budget_local(NULL, err);
+    if (!rc)
+        rc = storq_run_spec_expand(&spec, 1, err);
     if (!rc && !(tp = calloc(spec.npoints + 1, sizeof *tp)))
         rc = STORQ_RUNTIME_FAIL(err, "out of memory");
     /* every point first: an error prints nothing but its message */

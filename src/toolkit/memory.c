@@ -14,7 +14,7 @@
 
 static size_t rank_budget = UNSET_LIMIT;
 static unsigned replications_in_flight = 1;
-static char budget_source[256] = "8 GiB when no budget is set";
+static char budget_source[384] = "8 GiB when no budget is set";
 
 void storq_memory_set_budget(size_t rank_bytes, unsigned in_flight, const char *source)
 {
