@@ -4,8 +4,8 @@
 # the theory each model stores, plus docs/figures/manifest.json (the plotted data and the checks
 # on it). Figure definitions: io/python/storq/figures/<model>.py; a model this storq lacks is
 # skipped with a message.
-#   jobs/figures.sh            full run lengths (at most 10 minutes on a 2-core machine)
-#   jobs/figures.sh --quick    reduced (at most 2 minutes)
+#   jobs/figures.sh            full run lengths (budget 20 minutes on a 2-core machine; writes docs/gallery.md)
+#   jobs/figures.sh --quick    reduced (budget 300 s; the test python_figures runs it)
 #   jobs/figures.sh --ci       smallest, for the test suite (checks only; ~30 s)
 #   jobs/figures.sh --only cluster,forkjoin [--out DIR]
 # Exit status 1 when a check on the plotted data fails.

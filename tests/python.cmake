@@ -11,5 +11,5 @@ set_tests_properties(python_package PROPERTIES LABELS "python" TIMEOUT 240
 add_test(NAME python_figures
          COMMAND ${STORQ_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_figures.py
                  --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-figures)
-set_tests_properties(python_figures PROPERTIES LABELS "python" TIMEOUT 240
+set_tests_properties(python_figures PROPERTIES LABELS "python" TIMEOUT 600
   ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>")
