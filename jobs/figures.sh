@@ -6,7 +6,7 @@
 # skipped with a message.
 #   jobs/figures.sh            full run lengths (budget 20 minutes on a 2-core machine; writes docs/gallery.md)
 #   jobs/figures.sh --quick    reduced (budget 300 s; the test python_figures runs it)
-#   jobs/figures.sh --ci       smallest, for the test suite (checks only; ~30 s)
+#   jobs/figures.sh --ci       smallest (the checks only, for a quick look)
 #   jobs/figures.sh --only cluster,forkjoin [--out DIR]
 # Exit status 1 when a check on the plotted data fails.
 set -euo pipefail
