@@ -171,7 +171,8 @@ static void heap_up(sim *m, uint32_t i)
     m->heap[i] = x;
 }
 
-static void heap_down(sim *m, uint32_t i)
+/* (unused: the engine's two files each use a part of this header's static functions) */
+__attribute__((unused)) static void heap_down(sim *m, uint32_t i)
 {
     hitem x = m->heap[i];
     uint32_t H = m->H;
@@ -199,7 +200,7 @@ static void heap_push(sim *m, uint32_t s, double t)
 
 /* ---- pools ---- */
 
-static int job_alloc(sim *m, uint32_t *out)
+__attribute__((unused)) static int job_alloc(sim *m, uint32_t *out)
 {
     uint32_t i;
     if (m->jfree != NONE) {
@@ -266,7 +267,7 @@ static inline void block_free(sim *m, uint32_t b, unsigned c)
 /* A long record's block is full with its j = 2^c tasks: they move to a block of the next class
  * (rare: out of line). The class is capped, which caps a queue at SMK_INLINE - 1 + 2^MAX_CLASS <
  * 2^LEN_BITS tasks. */
-static __attribute__((noinline)) int block_grow(sim *m, srv *p, uint32_t j)
+static __attribute__((noinline, unused)) int block_grow(sim *m, srv *p, uint32_t j)
 {
     task *f = &p->q[SMK_INLINE - 1];
     unsigned c = f->far.lc >> LEN_BITS;
@@ -280,7 +281,7 @@ static __attribute__((noinline)) int block_grow(sim *m, srv *p, uint32_t j)
     return 0;
 }
 
-static void sim_free(sim *m)
+__attribute__((unused)) static void sim_free(sim *m)
 {
     free(m->base);
     free(m->len8);
@@ -290,5 +291,24 @@ static void sim_free(sim *m)
     free(m->jobs);
     storq_smk_occ_free(&m->occ);
 }
+
+#define RING 16 /* samples of L servers kept ahead: a power of two above servers.c's AHEAD */
+
+/* What the event loop reads and writes besides the state: the arrival and routing streams, the
+ * batch of inter-arrival times, the ring of sampled servers, the record, the event count. */
+typedef struct loopio {
+    storq_rng arr, rout;
+    double xa[XBATCH]; /* the next inter-arrival times (ARRIVALS stream, in order) */
+    unsigned xi;
+    uint64_t *ring; /* RING samples of L servers */
+    uint64_t *lens, *scratch;
+    unsigned *chosen;
+    storq_record *rec;
+    uint64_t events;
+    double T; /* window length (steady) */
+} loopio;
+
+/* The event loop for this replication's case (servers.c): 0, 1 stopped, -1 out of memory. */
+int storq_smk_servers_loop(sim *m, loopio *io);
 
 #endif
