@@ -1,8 +1,8 @@
 /* `threads` dynamics' state (dynamics.c): one policy's system of L threads over the requests
  * present (requests, their chunk records, the measurement), and the indexed binary heaps it
  * schedules with: the event heap of running chunks (end time, arrival number, chunk number) and
- * the request heaps in the policy's order. Header-only so the heaps stay inlined in the event
- * loop. */
+ * the request heaps in the policy's order. Plain static functions in a header of one includer:
+ * the code the compiler sees is what it was in dynamics.c. */
 #ifndef STORQ_THREADS_SYSTEM_H
 #define STORQ_THREADS_SYSTEM_H
 
@@ -75,7 +75,7 @@ static inline void ev_place(th_sys *s, size_t i, uint32_t g)
     s->epos[g] = (uint32_t)(i + 1);
 }
 
-static inline void ev_up(th_sys *s, size_t i)
+static void ev_up(th_sys *s, size_t i)
 {
     const uint32_t g = s->ev[i];
     while (i > 0 && ev_before(s, g, s->ev[(i - 1) / 2])) {
@@ -85,7 +85,7 @@ static inline void ev_up(th_sys *s, size_t i)
     ev_place(s, i, g);
 }
 
-static inline void ev_down(th_sys *s, size_t i)
+static void ev_down(th_sys *s, size_t i)
 {
     const uint32_t g = s->ev[i];
     for (;;) {
@@ -102,7 +102,7 @@ static inline void ev_down(th_sys *s, size_t i)
     ev_place(s, i, g);
 }
 
-static inline void ev_remove(th_sys *s, uint32_t g)
+static void ev_remove(th_sys *s, uint32_t g)
 {
     const size_t i = s->epos[g] - 1;
     s->epos[g] = 0;
@@ -145,7 +145,7 @@ static inline void hp_place(th_heap *h, size_t i, uint32_t slot)
     h->pos[slot] = (uint32_t)(i + 1);
 }
 
-static inline void hp_up(const th_sys *s, th_heap *h, size_t i)
+static void hp_up(const th_sys *s, th_heap *h, size_t i)
 {
     const uint32_t v = h->h[i];
     while (i > 0 && rq_before(s, h, v, h->h[(i - 1) / 2])) {
@@ -155,7 +155,7 @@ static inline void hp_up(const th_sys *s, th_heap *h, size_t i)
     hp_place(h, i, v);
 }
 
-static inline void hp_down(const th_sys *s, th_heap *h, size_t i)
+static void hp_down(const th_sys *s, th_heap *h, size_t i)
 {
     const uint32_t v = h->h[i];
     for (;;) {
@@ -172,7 +172,7 @@ static inline void hp_down(const th_sys *s, th_heap *h, size_t i)
     hp_place(h, i, v);
 }
 
-static inline void hp_remove(const th_sys *s, th_heap *h, uint32_t slot)
+static void hp_remove(const th_sys *s, th_heap *h, uint32_t slot)
 {
     const size_t i = h->pos[slot] - 1;
     h->pos[slot] = 0;
@@ -204,7 +204,7 @@ static inline int rq_eligible(const th_req *r, int elig)
 }
 
 /* Re-file request slot in every heap after its alpha or delta changed (gone: remove it). */
-static inline void rq_update(th_sys *s, uint32_t slot, int gone)
+static void rq_update(th_sys *s, uint32_t slot, int gone)
 {
     const th_req *r = &s->req[slot];
     for (int i = 0; i < s->nhp; i++) {
