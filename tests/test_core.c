@@ -10,7 +10,10 @@
 #include "registry.h"
 #include "observables.h"
 #include "params.h"
+#include "memory_budget.h"
+#include "point_list.h"
 #include "run_spec.h"
+#include "value_list.h"
 #include "stats.h"
 #include "stop.h"
 
@@ -237,7 +240,9 @@ static void test_run_spec(void)
     storq_run_spec spec;
     storq_error err = {0};
     char *argv[] = {"supermarket", "--n", "10,20", "--lambda", "0.5,0.6,0.7", "-r", "3", "--seed", "9"};
-    CHECK(storq_run_spec_parse(9, argv, &spec, &err) == 0);
+    /* the points are built once the memory budget is known (point_list.h), as main does */
+    CHECK(storq_memory_budget_local(NULL, &err) == 0);
+    CHECK(storq_run_spec_parse(9, argv, &spec, &err) == 0 && storq_run_spec_expand(&spec, 1, &err) == 0);
     CHECK(spec.npoints == 6 && spec.replications == 3 && spec.seed == 9);
     /* Last parameter fastest: (10,.5) (10,.6) (10,.7) (20,.5) ... */
     CHECK(storq_param_int(&spec.points[0], "n") == 10 && storq_param_real(&spec.points[2], "lambda") == 0.7);
@@ -247,7 +252,8 @@ static void test_run_spec(void)
     storq_run_spec_free(&spec);
 
     char *zip[] = {"supermarket", "--n", "10,20,30", "--arrivals", "100,200,300", "--lambda", "0.5,0.6", "--zip", "n,arrivals"};
-    CHECK(storq_run_spec_parse(9, zip, &spec, &err) == 0 && spec.npoints == 6);
+    CHECK(storq_run_spec_parse(9, zip, &spec, &err) == 0 && storq_run_spec_expand(&spec, 1, &err) == 0 &&
+          spec.npoints == 6);
     for (size_t p = 0; p < spec.npoints; p++)
         CHECK(storq_param_int(&spec.points[p], "arrivals") == 10 * storq_param_int(&spec.points[p], "n"));
     CHECK(storq_param_real(&spec.points[1], "lambda") == 0.6);

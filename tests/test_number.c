@@ -7,6 +7,7 @@
 #include "number.h"
 #include "params.h"
 #include "run_spec.h"
+#include "value_list.h"
 
 static int integer(const char *text, int64_t *v)
 {

@@ -5,6 +5,7 @@
 
 #include "params.h"
 #include "run_spec.h"
+#include "value_list.h"
 
 #define PREFIX "class."
 

@@ -12,127 +12,13 @@
 #include "file_kind.h"
 #include "output_lock.h"
 #include "registry.h"
+#include "run_options.h"
 #include "sweep_file.h"
 #include "sweep_paths.h"
+#include "value_list.h"
 
 #define DEFAULT_REPLICATIONS 10
 #define DEFAULT_SEED 1
-#define MAX_POINTS 1000000
-
-/* ---- small string helpers ---- */
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static char *xstrdup(const char *s, storq_error *err)
-{
-    char *d = strdup(s);
-    if (!d)
-        STORQ_RUNTIME_FAIL(err, "out of memory");
-    return d;
-}
-
-/* Where a run option came from, for its messages: "--zip" or "FILE:LINE: [run] zip". */
-static int set_where(char **slot, const char *what, storq_error *err)
-{
-    free(*slot);
-    *slot = xstrdup(what, err);
-    return *slot ? STORQ_OK : STORQ_ERR_RUNTIME;
-}
-
-static void free_values(char **values, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(values[i]);
-    free(values);
-}
-
-/* A list item that continues a law's parameters rather than starting a value: a number (or a pmf
- * entry such as 4=0.5) after a value that names a law with parameters (name:...). */
-static int continues_law(const char *prev, const char *item)
-{
-    return prev && strchr(prev, ':') && strchr("0123456789.+-", item[0]);
-}
-
-static int is_blank(char c) { return c == ' ' || c == '\t'; }
-
-static int empty_item(const storq_param_def *def, const char *text, const char *why,
-                      storq_error *err)
-{
-    return storq_fail(err, STORQ_ERR_USAGE, "--%s: an empty item in '%.60s%s' (%s); separate "
-                      "values by one comma or by blanks", def->name, text,
-                      strlen(text) > 60 ? "..." : "", why);
-}
-
-/* Add one item, or append it to the law before it (its numbers continue it). */
-static int add_item(char **out, size_t *n, const char *start, size_t len, storq_error *err)
-{
-    char *tok = strndup(start, len);
-    if (!tok)
-        return STORQ_RUNTIME_FAIL(err, "out of memory");
-    if (!continues_law(*n ? out[*n - 1] : NULL, tok)) {
-        out[(*n)++] = tok;
-        return STORQ_OK;
-    }
-    size_t have = strlen(out[*n - 1]);
-    char *grown = realloc(out[*n - 1], have + len + 2);
-    if (!grown) {
-        free(tok);
-        return STORQ_RUNTIME_FAIL(err, "out of memory");
-    }
-    grown[have] = ',';
-    memcpy(grown + have + 1, tok, len + 1);
-    out[*n - 1] = grown;
-    free(tok);
-    return STORQ_OK;
-}
-
-int storq_split_values(const storq_param_def *def, const char *text, char ***values,
-                       size_t *nvalues, storq_error *err)
-{
-    size_t n = 0;
-    char **out = calloc(strlen(text) / 2 + 2, sizeof *out); /* items are >= 1 char apart */
-    if (!out)
-        return STORQ_RUNTIME_FAIL(err, "out of memory");
-    int rc = STORQ_OK;
-    const char *p = text;
-    while (is_blank(*p))
-        p++;
-    if (*p == ',')
-        rc = empty_item(def, text, "a comma with nothing before it", err);
-    /* Here p is at an item's first character (or the end). */
-    while (*p && !rc) {
-        const char *start = p;
-        while (*p && *p != ',' && !is_blank(*p))
-            p++;
-        size_t len = (size_t)(p - start);
-        while (is_blank(*p))
-            p++;
-        if (*p == ',') {
-            p++;
-            while (is_blank(*p))
-                p++;
-            if (*p == ',')
-                rc = empty_item(def, text, "two commas with nothing between them", err);
-            else if (!*p)
-                rc = empty_item(def, text, "a comma with nothing after it", err);
-        }
-        if (!rc)
-            rc = add_item(out, &n, start, len, err);
-    }
-    if (!rc && n == 0)
-        rc = storq_fail(err, STORQ_ERR_USAGE, "--%s: no value given", def->name);
-    if (rc) {
-        free_values(out, n);
-        return rc;
-    }
-    *values = out;
-    *nvalues = n;
-    return STORQ_OK;
-}
 
 /* ---- assignments ---- */
 
@@ -159,7 +45,7 @@ static int set_assignment(storq_run_spec *spec, const char *name, const char *te
     for (size_t i = 0; dir && i < n; i++) {
         char *in_dir = storq_value_in_dir(spec->model, def, dir, values[i]);
         if (!in_dir) {
-            free_values(values, n);
+            storq_free_values(values, n);
             return STORQ_RUNTIME_FAIL(err, "out of memory");
         }
         free(values[i]);
@@ -171,12 +57,12 @@ static int set_assignment(storq_run_spec *spec, const char *name, const char *te
         int rc = storq_param_parse(def, values[i], &v, err);
         free(v.s);
         if (rc) {
-            free_values(values, n);
+            storq_free_values(values, n);
             return rc;
         }
     }
     storq_assignment *a = &spec->assign[idx];
-    free_values(a->values, a->nvalues);
+    storq_free_values(a->values, a->nvalues);
     a->values = values;
     a->nvalues = n;
     a->line = 0; /* the sweep file's reader sets its own */
@@ -191,7 +77,7 @@ static int init_assignments(storq_run_spec *spec, storq_error *err)
     if (!spec->assign)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     for (size_t i = 0; i < np; i++) {
-        spec->assign[i].name = xstrdup(spec->model->params[i].name, err);
+        spec->assign[i].name = storq_spec_strdup(spec->model->params[i].name, err);
         if (!spec->assign[i].name)
             return STORQ_ERR_RUNTIME;
     }
@@ -223,9 +109,6 @@ static int fill_defaults(storq_run_spec *spec, storq_error *err)
     return STORQ_OK;
 }
 
-static int split_zip(const storq_run_spec *spec, const char *text, const char *what,
-                     char ***names, size_t *n, storq_error *err);
-
 /* " (line N)", " (on the command line)" or "": where a parameter's values came from */
 static void where_given(const storq_assignment *a, char *buf, size_t size)
 {
@@ -250,7 +133,7 @@ static int apply_zip(storq_run_spec *spec, storq_error *err)
         return STORQ_OK;
     char **names;
     size_t n;
-    STORQ_TRY(split_zip(spec, spec->zip_text, spec->zip_where, &names, &n, err));
+    STORQ_TRY(storq_runopt_split_zip(spec, spec->zip_text, spec->zip_where, &names, &n, err));
     const storq_assignment *first = NULL;
     int rc = STORQ_OK;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -275,7 +158,7 @@ static int apply_zip(storq_run_spec *spec, storq_error *err)
                                    : "");
         }
     }
-    free_values(names, n);
+    storq_free_values(names, n);
     return rc;
 }
 
@@ -291,10 +174,10 @@ static int count_points(storq_run_spec *spec, storq_error *err)
         if (spec->zipped[i] && zip_seen++)
             continue;
         total *= spec->assign[i].nvalues;
-        if (total > MAX_POINTS)
+        if (total > STORQ_MAX_POINTS)
             return storq_fail(err, STORQ_ERR_USAGE,
                               "the sweep has more than %d points; split it into several runs",
-                              MAX_POINTS);
+                              STORQ_MAX_POINTS);
     }
     spec->npoints = total;
     return STORQ_OK;
@@ -355,188 +238,6 @@ static int build_config_text(storq_run_spec *spec, storq_error *err)
     return STORQ_OK;
 }
 
-/* ---- run options shared by flags and the [run] section ---- */
-
-/* A count or seed, in the one number grammar (number.h): 1e3 is 1000, 0x10 and 1.5 are refused. */
-static int parse_count(const char *what, const char *text, unsigned long long min,
-                       unsigned long long max, unsigned long long *out, storq_error *err)
-{
-    int negative;
-    uint64_t v;
-    if (storq_number_integer(text, &negative, &v) != 0 || (negative && v) || v < min || v > max)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%.60s' is not accepted; expected an "
-                          "integer in [%llu, %llu]", what, text, min, max);
-    *out = v;
-    return STORQ_OK;
-}
-
-static int parse_bool(const char *what, const char *text, int *out, storq_error *err)
-{
-    if (!strcmp(text, "true") || !strcmp(text, "yes") || !strcmp(text, "1"))
-        *out = 1;
-    else if (!strcmp(text, "false") || !strcmp(text, "no") || !strcmp(text, "0"))
-        *out = 0;
-    else
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is not accepted; expected true or false",
-                          what, text);
-    return STORQ_OK;
-}
-
-static int set_replications(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
-{
-    unsigned long long v = 0; /* set by parse_count on success; GCC cannot see it */
-    STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
-    spec->replications = (size_t)v;
-    return STORQ_OK;
-}
-
-static int set_seed(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
-{
-    unsigned long long v = 0; /* set by parse_count on success; GCC cannot see it */
-    STORQ_TRY(parse_count(what, text, 0, UINT64_MAX, &v, err));
-    spec->seed = v;
-    return STORQ_OK;
-}
-
-static int set_output(storq_run_spec *spec, const char *text, storq_error *err)
-{
-    if (!*text)
-        return storq_fail(err, STORQ_ERR_USAGE, "--output: empty file name");
-    free(spec->output);
-    spec->output = xstrdup(text, err);
-    return spec->output ? STORQ_OK : STORQ_ERR_RUNTIME;
-}
-
-/* --task I/N: the run's points p with p % N == I, so that N array tasks share a sweep. */
-static int set_task(storq_run_spec *spec, const char *text, storq_error *err)
-{
-    unsigned long long i = 0, n = 0;
-    char part[64];
-    const char *slash = strchr(text, '/');
-    storq_error ignored = {0};
-    int ok = slash && (size_t)(slash - text) < sizeof part;
-    if (ok) {
-        snprintf(part, sizeof part, "%.*s", (int)(slash - text), text);
-        ok = !parse_count("", part, 0, MAX_POINTS, &i, &ignored) &&
-             !parse_count("", slash + 1, 1, MAX_POINTS, &n, &ignored) && i < n;
-    }
-    if (!ok)
-        return storq_fail(err, STORQ_ERR_USAGE, "--task: '%.60s' is not accepted; expected I/N, "
-                          "task I of N tasks with 0 <= I < N and 1 <= N <= %d (e.g. --task 0/4)",
-                          text, MAX_POINTS);
-    spec->task_index = (size_t)i;
-    spec->task_count = (size_t)n;
-    return STORQ_OK;
-}
-
-/* A task's default file name: NAME.task-I-of-N.h5, so tasks sharing a directory never write the
- * same file. */
-static int add_task_suffix(storq_run_spec *spec, storq_error *err)
-{
-    const char *out = spec->output;
-    size_t stem = ends_with(out, ".h5") ? strlen(out) - 3 : strlen(out);
-    char buf[1100];
-    int n = snprintf(buf, sizeof buf, "%.*s.task-%zu-of-%zu.h5", (int)stem, out, spec->task_index,
-                     spec->task_count);
-    if (n < 0 || (size_t)n >= sizeof buf)
-        return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' is too long", out);
-    return set_output(spec, buf, err);
-}
-
-/* --precision REL[:OBSERVABLE]: REL a number in (0, 1). */
-static int set_precision(storq_run_spec *spec, const char *what, const char *text,
-                         storq_error *err)
-{
-    char rel_text[64];
-    const char *colon = strchr(text, ':');
-    size_t len = colon ? (size_t)(colon - text) : strlen(text);
-    double rel = 0;
-    if (len >= sizeof rel_text || (colon && !colon[1]))
-        len = 0; /* refused below */
-    snprintf(rel_text, sizeof rel_text, "%.*s", (int)len, text);
-    if (storq_number_real(rel_text, &rel) != 0 || !(rel > 0 && rel < 1))
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%.60s' is not accepted; expected REL or "
-                          "REL:OBSERVABLE, REL in (0, 1) the target 95%% CI half-width over "
-                          "|mean| (e.g. 0.01 or 0.01:mean_delay)", what, text);
-    spec->precision = rel;
-    free(spec->precision_obs);
-    spec->precision_obs = NULL;
-    if (colon && !(spec->precision_obs = xstrdup(colon + 1, err)))
-        return STORQ_ERR_RUNTIME;
-    return set_where(&spec->precision_where, what, err);
-}
-
-static int set_max_replications(storq_run_spec *spec, const char *what, const char *text,
-                                storq_error *err)
-{
-    unsigned long long v = 0; /* set by parse_count on success; GCC cannot see it */
-    STORQ_TRY(parse_count(what, text, 1, 1ull << 31, &v, err));
-    spec->max_replications = (size_t)v;
-    return set_where(&spec->max_replications_where, what, err);
-}
-
-/* --precision needs --max-replications, at least one batch (-r) of it. */
-static int check_precision(const storq_run_spec *spec, storq_error *err)
-{
-    if (!spec->precision && spec->max_replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: applies with --precision only (without it "
-                          "every point runs -r replications)", spec->max_replications_where);
-    if (!spec->precision)
-        return STORQ_OK;
-    if (!spec->max_replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: give --max-replications N too "
-                          "(max_replications in a sweep file), the most replications a point "
-                          "may take",
-                          spec->precision_where);
-    if (spec->max_replications < spec->replications)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s: %zu is below -r %zu, the batch size",
-                          spec->max_replications_where, spec->max_replications,
-                          spec->replications);
-    return STORQ_OK;
-}
-
-/* The zip group's names, each a parameter of the model, none twice, at least two. */
-static int split_zip(const storq_run_spec *spec, const char *text, const char *what,
-                     char ***names, size_t *n, storq_error *err)
-{
-    static const storq_param_def zip_def = {.name = "zip", .type = STORQ_PARAM_STRING};
-    int rc = storq_split_values(&zip_def, text, names, n, err);
-    if (rc) {
-        storq_error located = {0};
-        storq_fail(&located, rc, "%s: %s", what, err->msg + strlen("--zip: "));
-        *err = located;
-        return rc;
-    }
-    for (size_t i = 0; i < *n && !rc; i++) {
-        if (!storq_param_find(spec->model->params, (*names)[i], NULL))
-            rc = storq_fail(err, STORQ_ERR_USAGE, "%s: '%.60s' is not a parameter of model '%s'",
-                            what, (*names)[i], spec->model->name);
-        for (size_t j = 0; j < i && !rc; j++)
-            if (!strcmp((*names)[i], (*names)[j]))
-                rc = storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is named twice", what,
-                                (*names)[i]);
-    }
-    if (!rc && *n < 2)
-        rc = storq_fail(err, STORQ_ERR_USAGE, "%s: name at least two parameters, e.g. --zip "
-                        "n,arrivals", what);
-    if (rc)
-        free_values(*names, *n);
-    return rc;
-}
-
-static int set_zip(storq_run_spec *spec, const char *what, const char *text, storq_error *err)
-{
-    char **names;
-    size_t n;
-    STORQ_TRY(split_zip(spec, text, what, &names, &n, err));
-    free_values(names, n);
-    free(spec->zip_text);
-    spec->zip_text = xstrdup(text, err);
-    if (!spec->zip_text)
-        return STORQ_ERR_RUNTIME;
-    return set_where(&spec->zip_where, what, err);
-}
-
 /* ---- sweep files ---- */
 
 /* A sweep-file error's place, "FILE:LINE: [SECTION] KEY", in front of the message; a message
@@ -570,9 +271,9 @@ static int set_output_in_dir(storq_run_spec *spec, const char *dir, const char *
                              storq_error *err)
 {
     if (!*value)
-        return set_output(spec, value, err); /* refused, as -o "" */
+        return storq_runopt_output(spec, value, err); /* refused, as -o "" */
     char *path = storq_path_in_dir(dir, value);
-    int rc = path ? set_output(spec, path, err) : STORQ_RUNTIME_FAIL(err, "out of memory");
+    int rc = path ? storq_runopt_output(spec, path, err) : STORQ_RUNTIME_FAIL(err, "out of memory");
     free(path);
     return rc;
 }
@@ -584,21 +285,21 @@ static int apply_run_entry(storq_run_spec *spec, const storq_sweep_entry *e, con
     if (!strcmp(key, "model"))
         return STORQ_OK; /* read first */
     if (!strcmp(key, "replications"))
-        return set_replications(spec, where, value, err);
+        return storq_runopt_replications(spec, where, value, err);
     if (!strcmp(key, "seed"))
-        return set_seed(spec, where, value, err);
+        return storq_runopt_seed(spec, where, value, err);
     if (!strcmp(key, "output"))
         return set_output_in_dir(spec, dirs->given, value, err) ? locate(err, "output", where)
                                                                  : STORQ_OK;
     if (!strcmp(key, "zip"))
-        return set_zip(spec, where, value, err);
+        return storq_runopt_zip(spec, where, value, err);
     if (!strcmp(key, "precision"))
-        return set_precision(spec, where, value, err);
+        return storq_runopt_precision(spec, where, value, err);
     if (!strcmp(key, "max_replications"))
-        return set_max_replications(spec, where, value, err);
+        return storq_runopt_max_replications(spec, where, value, err);
     if (!strcmp(key, "allow_unstable")) {
         int b = 0;
-        STORQ_TRY(parse_bool(where, value, &b, err));
+        STORQ_TRY(storq_runopt_bool(where, value, &b, err));
         spec->allow_unstable |= b;
         return STORQ_OK;
     }
@@ -703,7 +404,7 @@ static int help_model(const char *target, int with_run_options, storq_run_spec *
 {
     if (!target)
         return STORQ_OK;
-    if (with_run_options && ends_with(target, ".ini")) {
+    if (with_run_options && storq_ends_with(target, ".ini")) {
         storq_sweep_file f;
         STORQ_TRY(storq_sweep_file_read(target, &f, err));
         const storq_sweep_entry *m = storq_sweep_file_find(&f, "run", "model");
@@ -726,19 +427,20 @@ static int help_model(const char *target, int with_run_options, storq_run_spec *
 static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_error *err)
 {
     if (a->replications)
-        STORQ_TRY(set_replications(spec, "-r/--replications", a->replications, err));
+        STORQ_TRY(storq_runopt_replications(spec, "-r/--replications", a->replications, err));
     if (a->seed)
-        STORQ_TRY(set_seed(spec, "--seed", a->seed, err));
+        STORQ_TRY(storq_runopt_seed(spec, "--seed", a->seed, err));
     if (a->output)
-        STORQ_TRY(set_output(spec, a->output, err));
+        STORQ_TRY(storq_runopt_output(spec, a->output, err));
     if (a->zip)
-        STORQ_TRY(set_zip(spec, "--zip", a->zip, err));
+        STORQ_TRY(storq_runopt_zip(spec, "--zip", a->zip, err));
     if (a->task)
-        STORQ_TRY(set_task(spec, a->task, err));
+        STORQ_TRY(storq_runopt_task(spec, a->task, err));
     if (a->precision)
-        STORQ_TRY(set_precision(spec, "--precision", a->precision, err));
+        STORQ_TRY(storq_runopt_precision(spec, "--precision", a->precision, err));
     if (a->max_replications)
-        STORQ_TRY(set_max_replications(spec, "--max-replications", a->max_replications, err));
+        STORQ_TRY(storq_runopt_max_replications(spec, "--max-replications", a->max_replications,
+                                                err));
     spec->memory_limit = a->memory_limit;
     spec->workers = a->workers;
     spec->calibrate_from = a->calibrate_from;
@@ -752,11 +454,11 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
 static int default_output(storq_run_spec *spec, const char *target, storq_error *err)
 {
     char buf[1024];
-    if (ends_with(target, ".ini"))
+    if (storq_ends_with(target, ".ini"))
         snprintf(buf, sizeof buf, "%.*s.h5", (int)(strlen(target) - 4), target);
     else
         snprintf(buf, sizeof buf, "%s.h5", spec->model->name);
-    return set_output(spec, buf, err);
+    return storq_runopt_output(spec, buf, err);
 }
 
 /* A finished result is never replaced, nor an unfinished run's partial file, unless --force says
@@ -801,7 +503,7 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
     } else if (!rc && !a.target) {
         rc = storq_fail(err, STORQ_ERR_USAGE, "name a model (see `storq models`)%s",
                         with_run_options ? " or a sweep file (.ini)" : "");
-    } else if (!rc && with_run_options && ends_with(a.target, ".ini")) {
+    } else if (!rc && with_run_options && storq_ends_with(a.target, ".ini")) {
         rc = parse_sweep_file(a.target, spec, err);
     } else if (!rc) {
         spec->model = storq_model_find(a.target);
@@ -833,17 +535,18 @@ static int parse_args(int argc, char **argv, storq_run_spec *spec, int with_run_
         rc = set_assignment(spec, "classes", classes, "--", NULL, err);
     free(classes);
     if (!rc && !spec->help)
-        rc = check_precision(spec, err);
+        rc = storq_runopt_check_precision(spec, err);
     if (!rc && !spec->help)
         rc = fill_defaults(spec, err);
     if (!rc && !spec->help && with_run_options && !spec->output)
         rc = default_output(spec, a.target, err);
     /* -o names the file exactly; a default or [run] output name is shared by every task. */
     if (!rc && !spec->help && with_run_options && spec->task_count > 1 && !a.output)
-        rc = add_task_suffix(spec, err);
+        rc = storq_runopt_task_suffix(spec, err);
     /* A dry run writes nothing, so the output file is not its business. */
     if (!rc && !spec->help && with_run_options && !spec->dry_run)
-        rc = check_output(spec, a.target && ends_with(a.target, ".ini") ? a.target : NULL, err);
+        rc = check_output(spec, a.target && storq_ends_with(a.target, ".ini") ? a.target : NULL,
+                          err);
     if (!rc && !spec->help)
         rc = count_points(spec, err);
     if (!rc && !spec->help)
@@ -901,7 +604,7 @@ void storq_run_spec_free(storq_run_spec *spec)
     size_t np = spec->model ? storq_param_count(spec->model->params) : 0;
     for (size_t i = 0; spec->assign && i < np; i++) {
         free(spec->assign[i].name);
-        free_values(spec->assign[i].values, spec->assign[i].nvalues);
+        storq_free_values(spec->assign[i].values, spec->assign[i].nvalues);
     }
     free(spec->assign);
     free(spec->zipped);

@@ -65,11 +65,4 @@ void storq_run_spec_print(const storq_run_spec *spec, FILE *out);
 /* Its first line alone (the plan of --dry-run --workers starts with it). */
 void storq_run_spec_print_run(const storq_run_spec *spec, FILE *out);
 
-/* Split a list value, the same rule for every parameter: values are separated by commas or
- * blanks, and a law's own numbers follow its colon, separated by commas too ("shexp:0.1,5, exp:2"
- * is two values; "pmf:1=0.5,4=0.5" one): an item that is a number (or K=P) continues the law
- * before it. Coupled policies are written with '+' (BR+BS+WF), never with commas. */
-int storq_split_values(const storq_param_def *def, const char *text, char ***values,
-                       size_t *nvalues, storq_error *err);
-
 #endif
