@@ -21,3 +21,7 @@ foreach(layer toolkit kernels)
 endforeach()
 add_test(NAME layering_includes COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/layering/check_includes.sh)
 set_tests_properties(layering_includes PROPERTIES LABELS "layering" TIMEOUT 30)
+
+# No source file over 700 lines (docs/architecture.md).
+add_test(NAME layering_file_lengths COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/layering/check_file_lengths.sh)
+set_tests_properties(layering_file_lengths PROPERTIES LABELS "layering" TIMEOUT 30)
