@@ -16,6 +16,29 @@ K1_LAW = "shexp:0.25,16.666666666666668"  # proxy-fig5-k1.ini's stand-in for 3 M
 MS = 1000.0  # the trace is in seconds; the figures in ms as the paper's
 
 
+def plot_fixed_codes(r, ax):
+    """Mean delay of the fixed codes (95% CI) with the approximation D~(n) as lines, from any
+    proxy file that sweeps lambda (used by storq.report; the gallery's Fig. 5 draws its own)."""
+    w = r.wide().sort_values("lambda")
+    data = {"lambda": w["lambda"]}
+    for code in FIXED + K1:
+        if f"{code}_mean_delay" not in w:
+            continue
+        n = int(code[5:])
+        eb = errorbars(ax, w["lambda"], w[f"{code}_mean_delay"], w[f"{code}_mean_delay_ci95"],
+                       f"fixed:{n} simulated", fmt="o")
+        approx = np.array([r.theory(int(p), "delay_approx")[list(r.theory(int(p), "code_n")).index(n)]
+                           for p in w.point])
+        ax.plot(w["lambda"], approx, "-", color=eb[0].get_color(), lw=1, label=f"D~({n}) approximation")
+        data[code] = {"mean": w[f"{code}_mean_delay"], "ci95": w[f"{code}_mean_delay_ci95"],
+                      "approx": approx}
+    ax.set_xlabel("request rate lambda")
+    ax.set_ylabel("mean delay")
+    ax.set_yscale("log")
+    ax.legend(fontsize="x-small", ncol=2)
+    return data
+
+
 def stable(w, r, code, n, key="capacity_estimate"):
     """Rates of W below the capacity estimate C~(n) of code n (the stored theory)."""
     pid = int(w.point.iloc[0])
