@@ -23,8 +23,6 @@ typedef struct mmc_ctx {
     storq_steady_ids steady;
 } mmc_ctx;
 
-/* Erlang C(c, a): the probability that an arrival waits at offered load a = lambda/mu < c. */
-double storq_mmc_erlang_c(uint64_t c, double a);
 int storq_mmc_replicate(const void *ctx, const storq_stream_key *key, storq_record *rec,
                         storq_error *err);
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "erlang.h"
 #include "internal.h"
 #include "memory.h"
 
@@ -80,23 +81,13 @@ static int mmc_declare(void *vctx, storq_observables *obs, storq_error *err)
     return storq_steady_declare(obs, &x->steady, "mean_sojourn_time", "time", err);
 }
 
-/* Erlang C, the probability that an arrival waits, from Erlang B's recursion (stable for any c):
- * B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)); C = B / (1 - rho (1 - B)). */
-double storq_mmc_erlang_c(uint64_t c, double a)
-{
-    double b = 1;
-    for (uint64_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b / (1 - a / (double)c * (1 - b));
-}
-
 static int mmc_theory(const void *vctx, storq_theory *out, storq_error *err)
 {
     const mmc_ctx *x = vctx;
     const double gap = (double)x->c * x->mu - x->lambda;
     if (!(gap > 0))
         return STORQ_OK; /* beyond capacity: no steady state to state */
-    const double C = storq_mmc_erlang_c(x->c, x->lambda / x->mu), wait = C / gap;
+    const double C = storq_erlang_c(x->c, x->lambda / x->mu), wait = C / gap;
     double ccdf[MMC_CCDF_POINTS];
     for (int j = 0; j < MMC_CCDF_POINTS; j++)
         ccdf[j] = C * exp(-gap * j * x->dt);

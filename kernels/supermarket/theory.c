@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erlang.h"
 #include "internal.h"
 #include "jobdelay.h"
 #include "meanfield.h"
@@ -18,6 +19,7 @@
 /* Most levels for which V(t) of a transient run is computed (a d x d W per RK4 stage). */
 #define SMK_REFINED_T_MAX 64
 
+#define SMK_POOLED_MAX 100000000 /* servers: the pooled M/M/n's Erlang C recursion is O(n) */
 #define REFINED "refined mean field (Gast-Van Houdt 2017), approximate: "
 #define OUTSIDE "outside the theory (service not exponential): "
 
@@ -212,6 +214,20 @@ int storq_smk_theory(const void *vctx, storq_theory *out, storq_error *err)
                              "mean_task_sojourn",
                              "mean_job_delay", &soj, 1, err)))
             goto done;
+        /* the pooled queue every dispatching policy sits above: one FCFS queue for the n servers
+         * (M/M/n at the same load), k = 1 and exponential service; its O(n) recursion up to
+         * SMK_POOLED_MAX servers */
+        if (k == 1 && c->service_exp && c->mode == SMK_MODE_STEADY && c->n <= SMK_POOLED_MAX) {
+            const double n = (double)c->n;
+            double pooled = storq_mmc_mean_sojourn(c->n, n * c->load * c->mu, c->mu);
+            if (isfinite(pooled) &&
+                (rc = storq_theory_add(out, "pooled_mmn_mean_sojourn", "time",
+                                       "M/M/n at the same n and load (one FCFS queue for the n "
+                                       "servers, Erlang C): the mean delay no dispatching policy "
+                                       "goes below",
+                                       "", &pooled, 1, err)))
+                goto done;
+        }
         /* k > 1: the largest of the k tasks' sojourns, the k shortest of L sampled queues
          * (jobdelay.c); exponential service only (the Erlang sojourns need it) */
         if (k > 1 && c->service_exp && c->L <= 64 && c->mode == SMK_MODE_STEADY &&
