@@ -49,10 +49,8 @@ static const storq_param_def cl_params[] = {
     {.name = "policy", .type = STORQ_PARAM_STRING, .def = "BR+BS+WF", .unit = "",
      .doc = "delivery policies BR, BS, WF joined by '+' run coupled (same arrivals, sizes, chunk "
             "sizes and placements); a comma list makes one point per entry"},
-    {.name = "warmup", .type = STORQ_PARAM_INT, .def = "100000", .min = 0, .max = HUGE_VAL,
-     .unit = "requests", .doc = "requests simulated before measuring"},
-    {.name = "arrivals", .type = STORQ_PARAM_INT, .def = "1000000", .min = 1, .max = HUGE_VAL,
-     .unit = "requests", .doc = "measured requests per replication"},
+    STORQ_PARAM_WARMUP("100000", "requests", ""),
+    STORQ_PARAM_ARRIVALS("1000000", 1, "requests", ""),
     {.name = NULL},
 };
 

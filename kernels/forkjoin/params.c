@@ -46,10 +46,8 @@ static const storq_param_def fj_params[] = {
      .choices = "jobs|work",
      .doc = "load of a group for pod/lwl: jobs (jobs present) or work (time until the group "
             "would be empty with no more arrivals)"},
-    {.name = "warmup", .type = STORQ_PARAM_INT, .def = "10000", .min = 0, .max = HUGE_VAL,
-     .unit = "jobs", .doc = "jobs simulated before measuring"},
-    {.name = "arrivals", .type = STORQ_PARAM_INT, .def = "100000", .min = 2, .max = HUGE_VAL,
-     .unit = "jobs", .doc = "measured jobs per replication"},
+    STORQ_PARAM_WARMUP("10000", "jobs", ""),
+    STORQ_PARAM_ARRIVALS("100000", 2, "jobs", ""),
     {.name = "group_vectors", .type = STORQ_PARAM_STRING, .def = "auto", .unit = "",
      .choices = "auto|full|summary|both",
      .doc = "per-group results: full (group_share and group_utilisation, g values each per "

@@ -16,8 +16,8 @@ static const storq_param_def mmc_params[] = {
      .min_open = 1, .unit = "1/time", .doc = "arrival rate of jobs (all servers together)"},
     {.name = "mu", .type = STORQ_PARAM_REAL, .def = "1", .min = 0, .max = HUGE_VAL,
      .min_open = 1, .unit = "1/time", .doc = "service rate of one server"},
-    STORQ_PARAM_WARMUP("10000", "jobs"),
-    STORQ_PARAM_ARRIVALS("100000", 2, "jobs"),
+    STORQ_PARAM_WARMUP("10000", "jobs", ""),
+    STORQ_PARAM_ARRIVALS("100000", 2, "jobs", ""),
     {.name = NULL},
 };
 

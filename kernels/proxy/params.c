@@ -45,10 +45,8 @@ static const storq_param_def px_params[] = {
      .doc = "none (one class from --k, --nmax, --delay) or NAME:SHARE:K:NMAX:LAW joined by '|' "
             "(or ';', but not after a blank in a sweep file, where ' ;' starts a comment), e.g. "
             "read:0.9:3:6:shexp:0.1,10|write:0.1:3:6:shexp:0.2,5 (shares sum to 1)"},
-    {.name = "warmup", .type = STORQ_PARAM_INT, .def = "10000", .min = 0, .max = HUGE_VAL,
-     .unit = "requests", .doc = "requests simulated before measuring"},
-    {.name = "arrivals", .type = STORQ_PARAM_INT, .def = "100000", .min = 2, .max = HUGE_VAL,
-     .unit = "requests", .doc = "measured requests per replication"},
+    STORQ_PARAM_WARMUP("10000", "requests", ""),
+    STORQ_PARAM_ARRIVALS("100000", 2, "requests", ""),
     {.name = NULL},
 };
 

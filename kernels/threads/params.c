@@ -59,10 +59,8 @@ static const storq_param_def th_params[] = {
             "paper's runs); steady: --warmup then --arrivals measured"},
     {.name = "requests", .type = STORQ_PARAM_INT, .def = "3000", .min = 1, .max = HUGE_VAL,
      .unit = "requests", .doc = "requests of a finite run (the paper's N = 3000)"},
-    {.name = "warmup", .type = STORQ_PARAM_INT, .def = "10000", .min = 0, .max = HUGE_VAL,
-     .unit = "requests", .doc = "requests simulated before measuring (steady mode)"},
-    {.name = "arrivals", .type = STORQ_PARAM_INT, .def = "100000", .min = 2, .max = HUGE_VAL,
-     .unit = "requests", .doc = "measured requests per replication (steady mode)"},
+    STORQ_PARAM_WARMUP("10000", "requests", " (steady mode)"),
+    STORQ_PARAM_ARRIVALS("100000", 2, "requests", " (steady mode)"),
     {.name = NULL},
 };
 

@@ -14,13 +14,14 @@
 #include "model.h"
 #include "params.h"
 
-/* The rows of the warm-up and the measured arrivals, counted in UNIT ("jobs", "tasks", ...). */
-#define STORQ_PARAM_WARMUP(DEF, UNIT)                                                            \
+/* The rows of the warm-up and the measured arrivals, counted in UNIT ("jobs", "requests", ...);
+ * NOTE ends their docs ("" or " (steady mode)"). */
+#define STORQ_PARAM_WARMUP(DEF, UNIT, NOTE)                                                      \
     {.name = "warmup", .type = STORQ_PARAM_INT, .def = DEF, .min = 0, .max = HUGE_VAL,           \
-     .unit = UNIT, .doc = UNIT " simulated before measuring"}
-#define STORQ_PARAM_ARRIVALS(DEF, MIN, UNIT)                                                     \
+     .unit = UNIT, .doc = UNIT " simulated before measuring" NOTE}
+#define STORQ_PARAM_ARRIVALS(DEF, MIN, UNIT, NOTE)                                               \
     {.name = "arrivals", .type = STORQ_PARAM_INT, .def = DEF, .min = MIN, .max = HUGE_VAL,       \
-     .unit = UNIT, .doc = "measured " UNIT " per replication"}
+     .unit = UNIT, .doc = "measured " UNIT " per replication" NOTE}
 
 /* A replication's length: `warmup` arrivals, then `arrivals` measured ones. */
 typedef struct storq_run_length {
