@@ -109,7 +109,7 @@ class Context:
 
         def cell(v):
             if isinstance(v, (float, np.floating)):
-                return "nan" if not np.isfinite(v) else f"{v:.{digits}g}"
+                return "-" if np.isnan(v) else f"{v:.{digits}g}"  # inf stays "inf"
             return str(v)
 
         with open(self.out / f"{stem}.csv", "w", newline="") as f:
