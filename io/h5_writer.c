@@ -567,10 +567,27 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     else if (!rc && access(f->partial_path, R_OK | W_OK) != 0)
         rc = storq_fail(err, STORQ_ERR_USAGE, "--resume: cannot open %s for writing: %s",
                         f->partial_path, strerror(errno));
+    /* Checked read-only first: a refused --resume leaves the partial exactly as it was (HDF5
+     * writes a file it closes after opening it for writing, even when nothing changed). */
+    int checked = 0, same = STORQ_OK;
+    if (!rc) {
+        hid_t ro = H5Fopen(f->partial_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (ro >= 0) {
+            same = check_same_run(ro, f->partial_path, meta, model, points, npoints, err);
+            checked = 1;
+            H5Fclose(ro);
+            H5Eclear2(H5E_DEFAULT);
+        }
+    }
+    /* refused (another run's file, or unreadable): stop before opening it for writing; a damaged
+     * file of this run (a runtime error) is salvaged below */
+    if (!rc && same != STORQ_OK && same != STORQ_ERR_RUNTIME)
+        rc = same;
     if (!rc)
         rc = open_partial(f, err);
     if (!rc) {
-        rc = check_same_run(f->file, f->partial_path, meta, model, points, npoints, err);
+        rc = checked ? same : check_same_run(f->file, f->partial_path, meta, model, points,
+                                             npoints, err);
         if (rc == STORQ_ERR_RUNTIME) { /* not another run's file: a damaged one */
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
