@@ -21,20 +21,6 @@
 #include "internal.h"
 #include "stop.h"
 
-static uint32_t bd_class(const th_ctx *x, storq_rng *rte)
-{
-    if (x->nclass == 1)
-        return 0;
-    const double u = storq_rng_uniform(rte);
-    double cum = 0.0;
-    for (int c = 0; c + 1 < x->nclass; c++) {
-        cum += x->cls[c].share;
-        if (u < cum)
-            return (uint32_t)c;
-    }
-    return (uint32_t)(x->nclass - 1);
-}
-
 typedef struct bd_sys {
     uint64_t *cnt;     /* cnt[r]: requests present that still need r chunks, r = 1 .. kmax */
     uint64_t present;
@@ -89,7 +75,7 @@ int storq_th_bound_replicate(const th_ctx *x, const storq_stream_key *key, storq
         }
         if (!(finite && j == 0))
             t += storq_dist_sample(&x->ia, &arr) * x->ia_scale;
-        const uint32_t cls = bd_class(x, &rte);
+        const uint32_t cls = storq_th_draw_class(x, &rte);
         while (s.tc <= t)
             bd_complete(x, &s, &ext, kmax);
         if (j == first) {

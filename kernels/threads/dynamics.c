@@ -450,20 +450,6 @@ static void record(const th_ctx *x, int pi, th_sys *s, storq_record *rec, double
                             s->ccount[c] ? s->csum[c] / (double)s->ccount[c] : NAN);
 }
 
-static uint32_t draw_class(const th_ctx *x, storq_rng *rte)
-{
-    if (x->nclass == 1)
-        return 0;
-    const double u = storq_rng_uniform(rte);
-    double cum = 0.0;
-    for (int c = 0; c + 1 < x->nclass; c++) {
-        cum += x->cls[c].share;
-        if (u < cum)
-            return (uint32_t)c;
-    }
-    return (uint32_t)(x->nclass - 1);
-}
-
 int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_record *rec,
                        storq_error *err)
 {
@@ -509,7 +495,7 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         }
         if (!(finite && j == 0))
             t += storq_dist_sample(&x->ia, &arr) * x->ia_scale;
-        const uint32_t cls = draw_class(x, &rte);
+        const uint32_t cls = storq_th_draw_class(x, &rte);
         const th_class *c = &x->cls[cls];
         for (uint64_t i = 0; i < c->n; i++)
             xs[i] = storq_dist_sample(&x->dl, &svc);

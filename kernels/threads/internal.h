@@ -112,4 +112,20 @@ int storq_th_theory(const void *ctx, storq_theory *out, storq_error *err);
 int storq_th_compare(const void *ctx, const storq_summary *sim, const storq_theory *theory,
                      storq_theory *out, storq_error *err);
 
+/* A request's class, one uniform from ROUTING by the classes' shares in order (no draw with one
+ * class): the draw the policies' systems (dynamics.c) and the bound (bound.c) share. */
+static inline uint32_t storq_th_draw_class(const th_ctx *x, storq_rng *rte)
+{
+    if (x->nclass == 1)
+        return 0;
+    const double u = storq_rng_uniform(rte);
+    double cum = 0.0;
+    for (int c = 0; c + 1 < x->nclass; c++) {
+        cum += x->cls[c].share;
+        if (u < cum)
+            return (uint32_t)c;
+    }
+    return (uint32_t)(x->nclass - 1);
+}
+
 #endif
