@@ -213,16 +213,16 @@ static inline void cl_arrive(cl_rep *R, uint64_t n, int64_t k, cl_req *q)
     const double tau = storq_rng_exp(&R->arr, c->lambda);
     R->t += tau;
     R->since++;
-    q->meas = n >= c->warmup;
-    if (q->meas && n > c->warmup)
+    q->meas = n >= c->run.warmup;
+    if (q->meas && n > c->run.warmup)
         R->Tmeas += tau;
-    if (R->t > c->rebase_time && R->since >= c->rebase_count)
+    if (storq_clock_due(&c->clock, R->t, R->since))
         cl_rebase(R);
     q->k = k;
     q->alpha = cl_alpha(c, q->k);
     q->cn = storq_dist_sample(&c->cdist, &R->svc);
     q->d = q->cn / c->mu;
-    if (q->meas && n == c->warmup)
+    if (q->meas && n == c->run.warmup)
         cl_open_window(R);
     if (q->meas)
         R->work_in += q->cn * (double)q->k;
@@ -500,7 +500,7 @@ static inline void cl_serve_policy(cl_rep *R, int pi, const cl_req *q)
 static void cl_record(const cl_rep *R, double half_sum, storq_record *rec)
 {
     const cl_ctx *c = R->c;
-    const double N = (double)c->arrivals;
+    const double N = (double)c->run.arrivals;
     double first_mean = 0.0;
     for (int pi = 0; pi < c->npol; pi++) {
         const cl_acc *A = &R->acc[pi];
@@ -528,7 +528,7 @@ static void cl_record(const cl_rep *R, double half_sum, storq_record *rec)
         storq_record_scalar(rec, id->util, delivered / ((double)c->m * c->mu * R->Tmeas));
     }
     /* the steady-state check: the first policy's mean delay over each half of the requests */
-    const uint64_t n1 = storq_steady_half(c->arrivals), n2 = c->arrivals - n1;
+    const uint64_t n1 = storq_steady_half(c->run.arrivals), n2 = c->run.arrivals - n1;
     storq_steady_record(rec, &c->steady, n1 ? half_sum / (double)n1 : NAN,
                         (R->acc[0].sum - half_sum) / (double)n2);
 }
@@ -543,8 +543,8 @@ int storq_cl_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         rc = STORQ_RUNTIME_FAIL(err, "out of memory (%llu servers)", (unsigned long long)c->m);
         goto done;
     }
-    const uint64_t total = c->warmup + c->arrivals;
-    const uint64_t half = c->warmup + storq_steady_half(c->arrivals);
+    const uint64_t total = c->run.warmup + c->run.arrivals;
+    const uint64_t half = c->run.warmup + storq_steady_half(c->run.arrivals);
     double half_sum = 0.0; /* the first policy's delays of the requests before `half` */
     for (uint64_t n = 0; n < total; n++) {
         if (storq_stop_due(n)) {

@@ -12,6 +12,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "model_kit.h"
 #include "steady_state.h"
 
 #define CL_NPOL_MAX 3
@@ -54,7 +55,7 @@ typedef struct cl_ctx {
     int npol;
     int pol[CL_NPOL_MAX];
     int need_keys; /* BS or WF listed: draw tie keys */
-    uint64_t warmup, arrivals;
+    storq_run_length run;
     double Ek, Ec, Ealpha, rho, EX, EX2, Eceil;
     int64_t kmax_class;   /* largest k the classes reach (P(size > k) < CL_CLASS_TAIL beyond) */
     int64_t kmax_support; /* largest k with mass (INT64_MAX for geom) */
@@ -68,8 +69,7 @@ typedef struct cl_ctx {
     double ccdf_x[CL_NGRID + 1]; /* xgrid, then +inf */
     int64_t ccdf_b0, ccdf_nb;    /* first bucket (that of xgrid[0]) and number of buckets */
     uint8_t ccdf_tab[CL_CCDF_TAB];
-    double rebase_time;
-    uint64_t rebase_count;
+    storq_clock clock;
     /* the size law as a finite mixture (exact, or bucketed for very wide supports) */
     size_t nq;
     int64_t *qk;

@@ -450,8 +450,7 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
     c->lambda = storq_param_real(p, "lambda");
     c->mu = storq_param_real(p, "mu");
     c->chunk = storq_param_real(p, "chunk");
-    c->warmup = (uint64_t)storq_param_int(p, "warmup");
-    c->arrivals = (uint64_t)storq_param_int(p, "arrivals");
+    c->run = storq_run_length_of(p);
 
     if ((rc = cl_parse_policy(c, storq_param_string(p, "policy"), err)) ||
         (rc = cl_parse_coding(c, storq_param_string(p, "coding"), err)) ||
@@ -470,20 +469,13 @@ static int cl_prepare(const storq_params *p, void **out, storq_error *err)
         goto fail;
     cl_delay_grid(c);
     /* a new epoch for the busy-until times once 256 mean block services and m/16 requests have
-     * passed: the times stay small, and the O(m) rebase costs O(1) per request */
-    c->rebase_time = 256.0 * c->Ec / c->mu;
-    c->rebase_count = c->m / 16;
-    /* between rebases the clock runs over rebase_time, or rebase_count arrivals when they take
-     * longer (all of them in a short run); the shortest times are a block's service (mean
-     * Ec/mu) and the interarrival gaps */
-    {
-        double events = (double)c->warmup + (double)c->arrivals;
-        double clock = fmax(c->rebase_time, fmax((double)c->rebase_count, 1.0) / c->lambda);
-        clock = fmin(clock, events / c->lambda);
-        if ((rc = storq_check_time_resolution("cluster: --lambda/--mu", clock,
-                                              fmin(c->Ec / c->mu, 1.0 / c->lambda), err)))
-            goto fail;
-    }
+     * passed: the times stay small, and the O(m) rebase costs O(1) per request; the shortest
+     * times are a block's service (mean Ec/mu) and the interarrival gaps */
+    if ((rc = storq_clock_plan(&c->clock, "cluster: --lambda/--mu", 256.0 * c->Ec / c->mu,
+                               c->m / 16, c->lambda,
+                               ((double)c->run.warmup + (double)c->run.arrivals) / c->lambda,
+                               fmin(c->Ec / c->mu, 1.0 / c->lambda), err)))
+        goto fail;
     *out = c;
     return STORQ_OK;
 
@@ -587,7 +579,7 @@ static const char *cl_headline(const void *vctx)
 static double cl_cost(const void *vctx)
 {
     const cl_ctx *c = vctx;
-    return (double)(c->warmup + c->arrivals) * (c->Ealpha + 1.0) * (double)c->npol;
+    return (double)(c->run.warmup + c->run.arrivals) * (c->Ealpha + 1.0) * (double)c->npol;
 }
 
 /* The event loop counts requests. */

@@ -259,7 +259,7 @@ static void fj_rebase(const fj_ctx *c, fj_system *s, double t)
 static double fj_group_value(const fj_ctx *c, const fj_system *s, uint64_t G, int which,
                              double Tmeas)
 {
-    return which == 0 ? (double)s->count[G] / (double)c->arrivals
+    return which == 0 ? (double)s->count[G] / (double)c->run.arrivals
                       : s->busy[G] / ((double)c->n * Tmeas);
 }
 
@@ -320,8 +320,8 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         sys[si].resp = storq_record_hist(rec, si == 0 ? c->id.resp : c->id.resp0);
     }
 
-    const uint64_t total = c->warmup + c->arrivals;
-    const uint64_t half = c->warmup + storq_steady_half(c->arrivals);
+    const uint64_t total = c->run.warmup + c->run.arrivals;
+    const uint64_t half = c->run.warmup + storq_steady_half(c->run.arrivals);
     double half_sum = 0.0; /* the main system's responses of the jobs before `half` */
     double t = 0.0, Tmeas = 0.0;
     uint64_t since = 0;
@@ -336,10 +336,10 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         const double tau = storq_rng_exp(&arr, c->lambda);
         t += tau;
         since++;
-        const int meas = j >= c->warmup;
-        if (meas && j > c->warmup)
+        const int meas = j >= c->run.warmup;
+        if (meas && j > c->run.warmup)
             Tmeas += tau;
-        if (t > c->rebase_time && since >= c->rebase_count) {
+        if (storq_clock_due(&c->clock, t, since)) {
             for (int si = 0; si < nsys; si++)
                 fj_rebase(c, &sys[si], t);
             t = 0.0;
@@ -387,7 +387,7 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         }
     }
 
-    const double N = (double)c->arrivals;
+    const double N = (double)c->run.arrivals;
     storq_record_scalar(rec, c->id.mean, sys[0].sum / N);
     if (c->companion)
         storq_record_scalar(rec, c->id.mean0, sys[1].sum / N);
@@ -410,7 +410,7 @@ int storq_fj_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     }
     storq_record_scalar(rec, c->id.util, busy_all / ((double)n * (double)c->g * Tmeas));
     /* the steady-state check: the mean response over each half of the measured jobs */
-    const uint64_t n1 = storq_steady_half(c->arrivals), n2 = c->arrivals - n1;
+    const uint64_t n1 = storq_steady_half(c->run.arrivals), n2 = c->run.arrivals - n1;
     storq_steady_record(rec, &c->steady, n1 ? half_sum / (double)n1 : NAN,
                         (sys[0].sum - half_sum) / (double)n2);
     rec->events += total;

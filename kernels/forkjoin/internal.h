@@ -32,6 +32,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "model_kit.h"
 #include "steady_state.h"
 
 enum { FJ_FAM_EXP, FJ_FAM_PARETO, FJ_FAM_SHEXP, FJ_FAM_DET, FJ_FAM_TRACE };
@@ -65,13 +66,12 @@ typedef struct fj_ctx {
     int load;
     int companion;   /* 0 < delta < 1 */
     int group_full, group_summary; /* group_vectors: keep the per-group vectors, their summary */
-    uint64_t warmup, arrivals;
+    storq_run_length run;
     double lambda_group;  /* lambda / g: what each group sees under uniform assignment */
     double capacity;      /* per-group arrival rate below which the point is known stable */
     int capacity_exact;   /* 0: only the paper's necessary bound is known, and it is not proven */
     const char *capacity_why; /* where the capacity comes from, for messages and the theory */
-    double rebase_time;
-    uint64_t rebase_count;
+    storq_clock clock;
     char service_spec[300];
     fj_ids id;
     storq_steady_ids steady; /* the halves of mean_response_time */

@@ -194,8 +194,7 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
     c->lambda = storq_param_real(p, "lambda");
     c->mu = storq_param_real(p, "mu");
     c->delta = storq_param_real(p, "correlation");
-    c->warmup = (uint64_t)storq_param_int(p, "warmup");
-    c->arrivals = (uint64_t)storq_param_int(p, "arrivals");
+    c->run = storq_run_length_of(p);
     c->load = strcmp(storq_param_string(p, "load"), "jobs") == 0 ? FJ_LOAD_JOBS : FJ_LOAD_WORK;
     c->mean = 1.0 / ((double)c->k * c->mu);
     c->lambda_group = c->lambda / (double)c->g;
@@ -236,20 +235,13 @@ static int fj_prepare(const storq_params *p, void **out, storq_error *err)
     if ((rc = fj_check_stability(c, p, err)))
         goto fail;
     /* rebase the clock every few thousand arrivals (and never more often than every g n of them,
-     * so the O(g n) shift stays O(1) per job): times stay small and precise */
-    c->rebase_time = 4096.0 / c->lambda;
-    c->rebase_count = c->g * c->n > 4096 ? c->g * c->n : 4096;
-    /* between rebases the clock runs over about rebase_count arrivals (all of them in a short
-     * run); the shortest times are the tasks' (mean 1/(k mu)) and the interarrival gaps */
-    {
-        double events = (double)c->warmup + (double)c->arrivals;
-        if (events > (double)c->rebase_count)
-            events = (double)c->rebase_count;
-        double shortest = fmin(c->mean, 1.0 / c->lambda);
-        if ((rc = storq_check_time_resolution("forkjoin: --lambda/--mu", events / c->lambda,
-                                              shortest, err)))
-            goto fail;
-    }
+     * so the O(g n) shift stays O(1) per job): times stay small and precise; the shortest times
+     * are the tasks' (mean 1/(k mu)) and the interarrival gaps */
+    if ((rc = storq_clock_plan(&c->clock, "forkjoin: --lambda/--mu", 4096.0 / c->lambda,
+                               c->g * c->n > 4096 ? c->g * c->n : 4096, c->lambda,
+                               ((double)c->run.warmup + (double)c->run.arrivals) / c->lambda,
+                               fmin(c->mean, 1.0 / c->lambda), err)))
+        goto fail;
     *out = c;
     return STORQ_OK;
 fail:
@@ -290,7 +282,7 @@ static int fj_declare_group_summary(fj_ctx *c, storq_observables *obs, storq_err
     STORQ_TRY(storq_declare_hist_loglin(obs, &id->share_hist, "group_share_histogram", "1",
                                         "group_share across the g groups: each group's fraction "
                                         "of the measured jobs, one sample per group",
-                                        1.0 / (double)c->arrivals, 2.0, 7, err));
+                                        1.0 / (double)c->run.arrivals, 2.0, 7, err));
     STORQ_TRY(storq_declare_scalar(obs, &id->share_max, "group_share_max", "1",
                                    "largest fraction of the measured jobs sent to one group "
                                    "(1/g when balanced)", err));
@@ -358,7 +350,7 @@ static double fj_cost(const void *vctx)
                     : c->assign == FJ_ASSIGN_LWL ? 4.0 * log2((double)c->g)
                     : c->assign == FJ_ASSIGN_POD ? (double)c->pod_d
                                                  : 1.0;
-    return (double)(c->warmup + c->arrivals) * ((double)c->n + choose + 1.0) *
+    return (double)(c->run.warmup + c->run.arrivals) * ((double)c->n + choose + 1.0) *
            (c->companion ? 2.0 : 1.0);
 }
 

@@ -39,9 +39,10 @@ static int mmc_setup(mmc_ctx *x, const storq_params *p, storq_error *err)
     STORQ_TRY(storq_memory_check((size_t)x->c * sizeof(double), "--c: the servers' release times",
                                  "per replication (and thread)", err));
     /* a rebase shifts c release times: every max(4096, c) arrivals keeps it O(1) a job */
-    return storq_clock_plan(&x->clock, "mmc: --lambda/--mu", x->lambda,
-                            x->c > 4096 ? x->c : 4096, &x->run, fmin(1 / x->mu, 1 / x->lambda),
-                            err);
+    const uint64_t every = x->c > 4096 ? x->c : 4096;
+    return storq_clock_plan(&x->clock, "mmc: --lambda/--mu", (double)every / x->lambda, every,
+                            x->lambda, ((double)x->run.warmup + (double)x->run.arrivals) / x->lambda,
+                            fmin(1 / x->mu, 1 / x->lambda), err);
 }
 
 static int mmc_prepare(const storq_params *p, void **out, storq_error *err)

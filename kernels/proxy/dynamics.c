@@ -436,7 +436,7 @@ static void px_record(const px_ctx *x, int pi, px_sys *s, storq_record *rec, dou
                       double *edges)
 {
     const px_ids *id = &x->id[pi];
-    const double N = (double)x->arrivals;
+    const double N = (double)x->run.arrivals;
     storq_record_scalar(rec, id->mean, s->sum / N);
     storq_record_scalar(rec, id->qmean, s->qsum / N);
     storq_record_scalar(rec, id->smean, s->ssum / N);
@@ -493,8 +493,8 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
             s->hc[c] = storq_record_hist(rec, id->cdelay[c]);
     }
 
-    const uint64_t total = x->warmup + x->arrivals;
-    const uint64_t half = x->warmup + storq_steady_half(x->arrivals);
+    const uint64_t total = x->run.warmup + x->run.arrivals;
+    const uint64_t half = x->run.warmup + storq_steady_half(x->run.arrivals);
     double t = 0.0, T = 0.0;
     for (uint64_t j = 0;; j++) {
         if (j >= total) {
@@ -525,12 +525,12 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         const px_class *c = &x->cls[cls];
         for (uint64_t i = 0; i < c->nmax; i++)
             xs[i] = storq_dist_sample(&c->law, &svc);
-        const int measured = j < x->warmup || j >= total ? 0 : j < half ? 1 : 2;
+        const int measured = j < x->run.warmup || j >= total ? 0 : j < half ? 1 : 2;
         for (int p = 0; p < x->npol; p++) {
             px_sys *s = &sys[p];
             if (px_advance(x, s, t))
                 goto oom;
-            if (j == x->warmup) {
+            if (j == x->run.warmup) {
                 s->open = 1;
                 s->tlast = s->t_open = t;
             }
@@ -547,13 +547,13 @@ int storq_px_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         px_record(x, p, &sys[p], rec, T, edges);
         rec->events += sys[p].events;
         if (p > 0)
-            storq_record_scalar(rec, x->id[p].diff, sys[p].sum / (double)x->arrivals -
-                                                        sys[0].sum / (double)x->arrivals);
+            storq_record_scalar(rec, x->id[p].diff, sys[p].sum / (double)x->run.arrivals -
+                                                        sys[0].sum / (double)x->run.arrivals);
     }
     {
         /* the steady-state check: the first policy's mean delay over the requests arriving in
          * each half of the window (split by arrival, as for cluster and forkjoin) */
-        const uint64_t n1 = storq_steady_half(x->arrivals), n2 = x->arrivals - n1;
+        const uint64_t n1 = storq_steady_half(x->run.arrivals), n2 = x->run.arrivals - n1;
         storq_steady_record(rec, &x->steady, n1 ? sys[0].half_sum / (double)n1 : NAN,
                             (sys[0].sum - sys[0].half_sum) / (double)n2);
     }

@@ -21,6 +21,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "model_kit.h"
 #include "steady_state.h"
 
 #define PX_MAX_CLASSES 16
@@ -75,7 +76,7 @@ typedef struct px_ctx {
     uint64_t nmax_all;  /* the largest nmax of the classes */
     int npol;
     px_policy pol[PX_MAX_POLICIES];
-    uint64_t warmup, arrivals;
+    storq_run_length run;
     double mean_task;   /* the share-weighted mean task delay: histogram ranges */
     char headline[STORQ_NAME_MAX];
     px_ids id[PX_MAX_POLICIES];

@@ -344,8 +344,7 @@ static int px_prepare(const storq_params *p, void **out, storq_error *err)
     x->lambda = storq_param_real(p, "lambda");
     x->admission = strcmp(storq_param_string(p, "admission"), "blocking") == 0 ? PX_BLOCKING
                                                                                 : PX_NONBLOCKING;
-    x->warmup = (uint64_t)storq_param_int(p, "warmup");
-    x->arrivals = (uint64_t)storq_param_int(p, "arrivals");
+    x->run = storq_run_length_of(p);
     const char *classes = storq_param_string(p, "classes");
     if (strcmp(classes, "none") == 0) {
         px_class *c = &x->cls[0];
@@ -391,7 +390,7 @@ static int px_prepare(const storq_params *p, void **out, storq_error *err)
     for (int i = 0; i < x->nclass; i++)
         shortest = fmin(shortest, x->cls[i].law.mean);
     if ((rc = storq_check_time_resolution("proxy: --lambda/--delay (or --classes)",
-                                          ((double)x->warmup + (double)x->arrivals) / x->lambda,
+                                          ((double)x->run.warmup + (double)x->run.arrivals) / x->lambda,
                                           shortest, err)))
         goto fail;
     /* per policy, per thread: request slot, task, end time, heap entry and position, idle heap
@@ -526,7 +525,7 @@ static double px_cost(const void *vctx)
     double n = 0.0;
     for (int i = 0; i < x->nclass; i++)
         n += x->cls[i].share * (double)x->cls[i].nmax;
-    return (double)(x->warmup + x->arrivals) * (n * log2((double)x->L + 1.0) + 2.0) *
+    return (double)(x->run.warmup + x->run.arrivals) * (n * log2((double)x->L + 1.0) + 2.0) *
            (double)x->npol;
 }
 

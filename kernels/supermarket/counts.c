@@ -251,8 +251,8 @@ static void window_marks(cstate *s, uint64_t a, double t, uint64_t *mark)
 {
     const smk_ctx *c = s->c;
     smk_occ *o = &s->o;
-    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
-    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
+    const uint64_t total = c->run.warmup + c->run.arrivals, warmup = c->run.warmup;
+    const uint64_t half = smk_half_arrival(warmup, c->run.arrivals);
     if (a == warmup) {
         storq_smk_occ_begin(o, t);
         memset(s->joined, 0, sizeof *s->joined * s->joined_cap);
@@ -283,8 +283,8 @@ static ALWAYS_INLINE int run_steady(cstate *s, const int k1, const int l2, const
      * integers */
     const uint64_t arrival_below =
         (uint64_t)ceil(ldexp(c->lambda / (c->lambda + c->mu), 53));
-    const uint64_t total = c->warmup + c->arrivals;
-    uint64_t a = 0, events = 0, mark = c->warmup;
+    const uint64_t total = c->run.warmup + c->run.arrivals;
+    uint64_t a = 0, events = 0, mark = c->run.warmup;
     double steps = 0.0; /* a whole number, exact below 2^53 */
     storq_rng arr = s->arr, rout = s->rout; /* locals: registers */
 

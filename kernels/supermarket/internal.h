@@ -12,6 +12,7 @@
 #include "distribution.h"
 #include "error.h"
 #include "model.h"
+#include "model_kit.h"
 #include "observables.h"
 #include "rng.h"
 #include "steady_state.h"
@@ -30,7 +31,7 @@ typedef struct smk_ctx {
     int service_exp;   /* storq_dist_is_exp(&service) */
     double mu;         /* exponential service rate (service_exp), else 1 / mean */
     double load;       /* lambda k E[service]: per-server load, capacity 1 */
-    uint64_t warmup, arrivals;
+    storq_run_length run;
     double horizon;
     size_t grid;       /* intervals: grid + 1 recording times */
     size_t levels;     /* occupancy levels 0..levels-1 reported */

@@ -89,8 +89,7 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
                                                                         : SMK_ENGINE_SERVERS;
     c->mode = strcmp(storq_param_string(p, "mode"), "transient") == 0 ? SMK_MODE_TRANSIENT
                                                                        : SMK_MODE_STEADY;
-    c->warmup = (uint64_t)storq_param_int(p, "warmup");
-    c->arrivals = (uint64_t)storq_param_int(p, "arrivals");
+    c->run = storq_run_length_of(p);
     c->horizon = storq_param_real(p, "horizon");
     c->grid = (size_t)storq_param_int(p, "grid");
     int64_t levels = storq_param_int(p, "levels");
@@ -199,7 +198,7 @@ static int smk_prepare(const storq_params *p, void **out, storq_error *err)
         double rate = (double)c->n * c->lambda;
         double clock = c->mode == SMK_MODE_TRANSIENT
                            ? c->horizon
-                           : ((double)c->warmup + (double)c->arrivals) / rate;
+                           : ((double)c->run.warmup + (double)c->run.arrivals) / rate;
         rc = storq_check_time_resolution("supermarket: --lambda/--n/--service", clock,
                                          fmin(c->service.mean, 1.0 / rate), err);
         if (rc)
@@ -309,7 +308,7 @@ static double smk_cost(const void *vctx)
     double init = c->engine == SMK_ENGINE_SERVERS ? (double)c->n : 0.0;
     double per_job = 1.0 + (double)c->k + 0.25 * (double)c->L;
     if (c->mode == SMK_MODE_STEADY)
-        return (double)(c->warmup + c->arrivals) * per_job + init;
+        return (double)(c->run.warmup + c->run.arrivals) * per_job + init;
     return (double)c->n * c->horizon * c->lambda * per_job + init;
 }
 
@@ -317,7 +316,7 @@ static double smk_cost(const void *vctx)
 static double smk_steps(const void *vctx)
 {
     const smk_ctx *c = vctx;
-    double jobs = c->mode == SMK_MODE_STEADY ? (double)(c->warmup + c->arrivals)
+    double jobs = c->mode == SMK_MODE_STEADY ? (double)(c->run.warmup + c->run.arrivals)
                                              : (double)c->n * c->horizon * c->lambda;
     return jobs * (1.0 + (double)c->k);
 }

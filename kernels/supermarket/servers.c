@@ -366,7 +366,7 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
 {
     const smk_ctx *c = m->c;
     const double arate = (double)c->n * c->lambda;
-    const uint64_t total = c->warmup + c->arrivals, warmup = c->warmup;
+    const uint64_t total = c->run.warmup + c->run.arrivals, warmup = c->run.warmup;
     const double mu = c->mu;
     uint64_t a = 0, events = 0;
     size_t gj = 0;
@@ -402,7 +402,7 @@ static ALWAYS_INLINE int run_loop(sim *m, loopio *io, const int ex, const int tr
     }
     /* steady mode: the next arrival that begins, halves or ends the window (a = warmup, half,
      * total - 1) */
-    const uint64_t half = smk_half_arrival(warmup, c->arrivals);
+    const uint64_t half = smk_half_arrival(warmup, c->run.arrivals);
     uint64_t mark = warmup;
     int measured = 0, last = 0;
 

@@ -185,7 +185,7 @@ int storq_smk_run_servers(const smk_ctx *c, const storq_stream_key *key, storq_r
         }
     }
 
-    m.measured_left = c->arrivals;
+    m.measured_left = c->run.arrivals;
     int rc = storq_smk_servers_loop(&m, &io);
     if (rc > 0) {
         free(buf);

@@ -12,16 +12,16 @@ storq_run_length storq_run_length_of(const storq_params *p)
     return r;
 }
 
-int storq_clock_plan(storq_clock *clk, const char *what, double lambda, uint64_t every,
-                     const storq_run_length *run, double shortest, storq_error *err)
+int storq_clock_plan(storq_clock *clk, const char *what, double rebase_time,
+                     uint64_t rebase_count, double lambda, double span, double shortest,
+                     storq_error *err)
 {
-    clk->rebase_count = every;
-    clk->rebase_time = (double)every / lambda;
-    /* between rebases the clock runs over about `every` arrivals (all of them in a short run) */
-    double events = (double)run->warmup + (double)run->arrivals;
-    if (events > (double)every)
-        events = (double)every;
-    return storq_check_time_resolution(what, events / lambda, shortest, err);
+    clk->rebase_time = rebase_time;
+    clk->rebase_count = rebase_count;
+    /* between shifts the clock runs over rebase_time, or rebase_count arrivals when they take
+     * longer; over the whole run when it is shorter */
+    double stretch = fmax(rebase_time, fmax((double)rebase_count, 1.0) / lambda);
+    return storq_check_time_resolution(what, fmin(stretch, span), shortest, err);
 }
 
 int storq_refuse_unstable(const storq_params *p, const char *model, const char *knob,

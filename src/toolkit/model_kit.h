@@ -30,19 +30,23 @@ typedef struct storq_run_length {
 
 storq_run_length storq_run_length_of(const storq_params *p);
 
-/* The simulated clock is shifted back to 0 every `rebase_count` arrivals once it passed
- * `rebase_time`, so that times stay small and precise over any run length. */
+/* The simulated clock is shifted back to 0 once it passed `rebase_time` and `rebase_count`
+ * arrivals came since the last shift, so that times stay small and precise over any run length.
+ * What a shift moves (release times, busy-until times, event keys) is the model's own. */
 typedef struct storq_clock {
     double rebase_time;
     uint64_t rebase_count;
 } storq_clock;
 
-/* Rebase every `every` arrivals at rate lambda (every: at least the O(state) cost of a shift
- * divided by the O(1) work per arrival, so shifting stays O(1) per arrival), and check that
- * between rebases the clock resolves `shortest`, the shortest mean time of the model (usage
- * error naming `what`, e.g. "mmc: --lambda/--mu", when it would not). */
-int storq_clock_plan(storq_clock *clk, const char *what, double lambda, uint64_t every,
-                     const storq_run_length *run, double shortest, storq_error *err);
+/* Plan a clock rebased at REBASE_TIME and REBASE_COUNT arrivals (REBASE_COUNT at least the
+ * O(state) cost of a shift divided by the O(1) work per arrival, so shifting stays O(1) per
+ * arrival), arrivals coming at rate LAMBDA; and check that over its longest stretch between
+ * shifts, at most the run's SPAN of simulated time, the clock resolves SHORTEST, the shortest
+ * mean time of the model (usage error naming WHAT, e.g. "mmc: --lambda/--mu", when it would
+ * not). A model whose clock never rebases checks its SPAN with storq_check_time_resolution. */
+int storq_clock_plan(storq_clock *clk, const char *what, double rebase_time,
+                     uint64_t rebase_count, double lambda, double span, double shortest,
+                     storq_error *err);
 
 static inline int storq_clock_due(const storq_clock *clk, double t, uint64_t since)
 {

@@ -32,3 +32,6 @@ run px_classes proxy --L 12 --classes "read:0.7:3:6:shexp:0.1,1.5|write:0.3:2:4:
 # threads: every policy coupled, preemptive where allowed, finite from empty and in steady state.
 run th_coupled threads --L 3 --rho 0.6 --policy fcfs-r+serpt-r+sedpt-r+sedpt-nr+sedpt-wcr+fcfs-wcr \
   --mode finite,steady --requests 500 --warmup 200 --arrivals 2000 -r 3
+# mmc: the template model, below and near capacity, one server and many (a clock rebase every
+# 4096 arrivals happens inside these runs).
+run mmc_queue mmc --c 1,4,64 --lambda 0.5,3.6,60 --zip c,lambda --mu 1 --warmup 1000 --arrivals 20000 -r 3
