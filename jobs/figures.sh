@@ -7,7 +7,8 @@
 #   jobs/figures.sh            full run lengths (budget 20 minutes on a 2-core machine; writes docs/gallery.md)
 #   jobs/figures.sh --quick    reduced (budget 300 s; the test python_figures runs it)
 #   jobs/figures.sh --ci       smallest (the checks only, for a quick look)
-#   jobs/figures.sh --only cluster,forkjoin [--out DIR]
+#   jobs/figures.sh --only cluster,forkjoin [--out DIR]   those models redrawn; the other models'
+#                              entries of OUT's manifest (same mode) kept, its gallery rewritten
 # Exit status 1 when a check on the plotted data fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

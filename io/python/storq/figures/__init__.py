@@ -191,15 +191,31 @@ def main(argv=None):
         print(f"figures: {name} done in {time.time() - t0:.1f} s", flush=True)
     seconds = round(time.time() - t_all, 1)
     manifest = {"mode": args.mode, "seconds": seconds, "figures": ctx.records}
-    with open(Path(args.out) / "manifest.json", "w") as f:
-        json.dump(manifest, f, indent=1)
-    if not args.only:  # a whole run: its budget and the gallery
-        from . import _gallery
+    path = Path(args.out) / "manifest.json"
+    from . import _gallery
 
+    if args.only:
+        # some models redrawn: the other models' entries of a manifest of the same mode stay, in
+        # the modules' order, and its gallery is rewritten; the budget is a whole run's only
+        old = json.loads(path.read_text()) if path.exists() else {}
+        if old.get("mode") == args.mode:
+            redrawn = {r["model"] for r in ctx.records} | {importlib.import_module(f"{__name__}.{m}").MODEL
+                                                         for m in wanted if m in modules()}
+            order = {importlib.import_module(f"{__name__}.{m}").MODEL: i for i, m in enumerate(modules())}
+            kept = [r for r in old.get("figures", []) if r["model"] not in redrawn]
+            figures = sorted(kept + ctx.records, key=lambda r: order.get(r["model"], len(order)))
+            manifest = {"mode": args.mode, "seconds": old.get("seconds", seconds), "figures": figures}
+    with open(path, "w") as f:
+        json.dump(manifest, f, indent=1)
+    budget_path = Path(args.out) / "budget.json"
+    if not args.only:  # a whole run: its budget
         budget = _gallery.record_budget(Path(args.out), args.mode, seconds, load0, _children_cpu() - cpu0)
+    else:
+        budget = json.loads(budget_path.read_text()) if budget_path.exists() else {}
+    if not args.only or len(manifest["figures"]) > len(ctx.records):
         _gallery.write(manifest, budget, Path(args.out), root)
     bad = [(r["stem"], c["what"]) for r in ctx.records for c in r["checks"] if not c["ok"]]
-    print(f"figures: {len(ctx.records)} figures in {args.out} ({manifest['seconds']} s); "
+    print(f"figures: {len(ctx.records)} figures in {args.out} ({seconds} s); "
           f"{len(bad)} failed checks" + (f"; failed models: {', '.join(failed)}" if failed else ""))
     return 1 if bad or failed else 0
 
