@@ -76,8 +76,12 @@ typedef struct th_ctx {
     int law_class;       /* 0 exp, 1 NLU, 2 NSU, 3 other */
     int npol;
     th_policy pol[TH_MAX_POLICIES];
-    int bound;           /* --policy lists `bound`: the paper's lower bound is simulated (bound.c) */
-    int bound_id;        /* its observable */
+    int bound;           /* --policy lists `bound` */
+    int relax_bound;     /* exponential downloads: Theorem 1's relaxation is simulated (bound.c) */
+    int bound_id;        /* its observable, bound_mean_flow_time */
+    int last_start;      /* exp or NLU downloads, d_min >= L: SEDPT-NR's last starts are recorded */
+    int vsys;            /* the system recording them: a listed sedpt-nr:off, or npol (companion) */
+    int last_start_id;   /* bound_last_start_mean_flow_time */
     int mode;
     uint64_t requests, warmup, arrivals;
     char headline[STORQ_NAME_MAX];
