@@ -229,7 +229,7 @@ def figures(ctx):
                     f"(rho = {rho[jn]:g}); the paper's are 0.0229 s and 0.0230 s. Both are below Theorems "
                     f"5-6's gap, here (ln 3 + 1) E[X] = {order:.4f} s (the paper's 0.0560 s, with its lost NLU "
                     f"law). SEDPT-NR's extra delay lies in [E[X], E[max of 3 downloads]] = [{EX:.4f}, "
-                    f"{Emax:.4f}] s at every rho, as the reading implies ({xn.min():.4f} to {xn.max():.4f} s); "
+                    f"{Emax:.4f}] s at every rho, as the reading implies ({xn.min():.5f} to {xn.max():.5f} s); "
                     f"SEDPT-WCR's ({xw.min():.4f} to {xw.max():.4f} s) is smaller: its redundant chunks finish "
                     "some requests before their last needed chunk would have (docs/models/threads.md).")
             checks = _checks(d, stem, stable) + checks
