@@ -17,8 +17,10 @@
  * takes a request takes its lowest-numbered available chunk (a preempted, partly downloaded one
  * has a lower number than any chunk never started), and a preempted chunk keeps its remaining
  * time. So every coupled policy sees the same arrivals, classes and chunk sizes. Nothing else is
- * random; simultaneous events are ordered (end time, request arrival number, chunk number), with
- * completions at an arrival's instant processed before it. */
+ * random (the last-start bound's companion SEDPT-NR system, when one runs, uses these same chunk
+ * times and draws nothing; bound.c's relaxation has the EXTRA stream); simultaneous events are
+ * ordered (end time, request arrival number, chunk number), with completions at an arrival's
+ * instant processed before it. */
 #ifndef STORQ_THREADS_INTERNAL_H
 #define STORQ_THREADS_INTERNAL_H
 
