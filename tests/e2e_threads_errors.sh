@@ -28,8 +28,11 @@ expect_ok "" -- "${th[@]}" --policy serpt-r+sedpt-nr:off --preemption on "${smal
 expect 2 "\-\-policy: 'foo' in 'fcfs-r+foo' is not a policy; accepted: distinct policies fcfs-r" -- "${th[@]}" --policy fcfs-r+foo "${small[@]}"
 expect 2 "\-\-policy: serpt-r:on is listed twice" -- "${th[@]}" --policy serpt-r+serpt-r:on "${small[@]}"
 expect 2 "\-\-policy: 'serpt-r:maybe' in 'serpt-r:maybe': the preemption suffix must be :on or :off" -- "${th[@]}" --policy serpt-r:maybe "${small[@]}"
-# the paper's lower bound (bound.c): exponential downloads only, listed once, beside a policy
-expect 2 "\-\-policy: bound (the paper's lower bound on the optimal delay, from its Theorem 1) needs exponential downloads; --download is shexp:0.01,100" -- "${th[@]}" --policy serpt-r+bound --download shexp:0.01,100 "${small[@]}"
+# the paper's lower bounds (bound.c; SEDPT-NR's last starts): exponential or NLU downloads, NLU
+# only with d_min >= L, listed once, beside a policy
+expect 2 "\-\-policy: bound (the paper's lower bounds on the optimal delay) needs exponential or New-Longer-than-Used downloads .*; --download hyperexp:0.5,20,0.5,200 is New-Shorter-than-Used" -- "${th[@]}" --policy serpt-r+bound --download hyperexp:0.5,20,0.5,200 "${small[@]}"
+expect 2 "\-\-policy: bound with New-Longer-than-Used downloads (--download shexp:0.01,100) needs d_min >= L .*--L = 5; d_min is 3" -- "${th[@]}" --policy serpt-r+bound --download shexp:0.01,100 --L 5 "${small[@]}"
+expect_ok "" -- "${th[@]}" --policy serpt-r+bound --download shexp:0.01,100 "${small[@]}"
 expect 2 "\-\-policy: bound is listed twice" -- "${th[@]}" --policy serpt-r+bound+bound "${small[@]}"
 expect 2 "\-\-policy: 'bound' names no policy" -- "${th[@]}" --policy bound "${small[@]}"
 expect_ok "" -- "${th[@]}" --policy serpt-r+bound "${small[@]}"

@@ -36,7 +36,7 @@
 #define MAXN 16
 #define MAXC 4
 
-enum { MUT_NONE, MUT_SEDPT_ALPHA, MUT_NO_WCR_PREEMPT, MUT_VICTIM_SMALLEST };
+enum { MUT_NONE, MUT_SEDPT_ALPHA, MUT_NO_WCR_PREEMPT, MUT_VICTIM_SMALLEST, MUT_V_FIRST };
 enum { O_FCFS, O_SERPT, O_SEDPT };
 enum { R_R, R_NR, R_WCR };
 
@@ -80,6 +80,7 @@ typedef struct ref {
     long L, idle, N;
     rreq *q;
     double useful, cancelled, tend, sum, half; /* half: steady mode's first half of the window */
+    double vsum; /* non-preemptive SEDPT-NR: sum of V_j - a_j, V_j the start of j's last chunk */
     double csum[MAXC];
     long ccnt[MAXC];
 } ref;
@@ -117,6 +118,13 @@ static void ref_start(ref *R, long j, double t)
     r->end[i] = t + r->rem[i];
     r->delta++;
     R->idle--;
+    /* the NLU bound's V_j: the start that leaves none of j's needed chunks unassigned (mutated:
+     * the first start) */
+    const int steady = R->cf->arrivals > 0;
+    const int measured = !steady || (j >= R->cf->warmup && j < R->cf->warmup + R->cf->arrivals);
+    const int last = R->mut == MUT_V_FIRST ? r->delta == 1 && r->alpha == r->k : r->delta == r->alpha;
+    if (R->P->order == O_SEDPT && R->P->redund == R_NR && !R->P->preempt && last && measured)
+        R->vsum += t - r->a;
 }
 
 static void ref_preempt(ref *R, long j, double t)
@@ -324,6 +332,10 @@ static int compare(const config *cf, int mut, int verbose, int only)
     char pol[1024] = "";
     for (size_t p = 0; p < NPOL; p++)
         snprintf(pol + strlen(pol), sizeof pol - strlen(pol), "%s%s", p ? "+" : "", POLS[p].spec);
+    /* the lower bounds, where the law allows them (exp and NLU; not the NSU hyperexp) */
+    const int bound = strncmp(cf->download, "hyperexp", 8) != 0;
+    if (bound)
+        snprintf(pol + strlen(pol), sizeof pol - strlen(pol), "+bound");
     model_run r;
     model_run_init(&r, &storq_model_threads);
     model_setl(&r.p, "L", cf->L);
@@ -360,17 +372,66 @@ static int compare(const config *cf, int mut, int verbose, int only)
             nclass++;
         }
     }
+    int bad = 0;
     double Ek = 0.0;
-    for (int c = 0; c < nclass; c++)
+    int dmin = MAXN;
+    for (int c = 0; c < nclass; c++) {
         Ek += share[c] * ck[c];
+        dmin = cn[c] - ck[c] + 1 < dmin ? cn[c] - ck[c] + 1 : dmin;
+    }
+    /* the last-start bound exists exactly with `bound`, an exp/NLU law and d_min >= L */
+    const storq_obs_def *vdef = storq_obs_find(&r.obs, "bound_last_start_mean_flow_time");
+    if ((vdef != NULL) != (bound && dmin >= cf->L)) {
+        bad++;
+        fprintf(stderr, "%s: bound_last_start_mean_flow_time %s\n", cf->label,
+                vdef ? "present where it must not be" : "missing");
+    }
     const double lambda = cf->rho * (double)cf->L / (Ek * dl.mean);
     const double ia_scale = 1.0 / (lambda * ia.mean);
-    int bad = 0;
     for (size_t p = 0; p < NPOL; p++) {
         if (only >= 0 && (size_t)only != p)
             continue;
         ref R;
         ref_run(&R, cf, &POLS[p], mut, &ia, ia_scale, &dl, share, cn, ck, nclass);
+        if (vdef && POLS[p].order == O_SEDPT && POLS[p].redund == R_NR && !POLS[p].preempt) {
+            /* bit for bit: the same sums in the same order; and from a companion SEDPT-NR (not
+             * listed) the same, and the listed policy's numbers unchanged */
+            const double N = (double)(cf->arrivals > 0 ? cf->arrivals : cf->N);
+            const double got = r.rec.values[vdef->value_offset];
+            double alone = NAN, fcfs = NAN, fcfs_with = NAN;
+            if (mut == MUT_NONE) {
+                model_run q;
+                model_run_init(&q, &storq_model_threads);
+                model_setl(&q.p, "L", cf->L);
+                model_setd(&q.p, "rho", cf->rho);
+                model_set(&q.p, "classes", cf->classes);
+                model_set(&q.p, "interarrival", cf->interarrival);
+                model_set(&q.p, "download", cf->download);
+                model_set(&q.p, "policy", "fcfs-r:on+bound");
+                if (cf->arrivals > 0) {
+                    model_set(&q.p, "mode", "steady");
+                    model_setl(&q.p, "warmup", cf->warmup);
+                    model_setl(&q.p, "arrivals", cf->arrivals);
+                } else {
+                    model_setl(&q.p, "requests", cf->N);
+                }
+                q.p.allow_unstable = 1;
+                if (model_run_prepare(&q) || model_run_replicate(&q, SEED, 0, 0))
+                    abort();
+                alone = q.rec.values[model_run_offset(&q, "bound_last_start_mean_flow_time", 0)];
+                fcfs = q.rec.values[model_run_offset(&q, "fcfs_r_p_mean_flow_time", 0)];
+                fcfs_with = r.rec.values[model_run_offset(&r, "fcfs_r_p_mean_flow_time", 0)];
+                model_run_free(&q);
+            }
+            const double want = R.vsum / N;
+            if (got != want || (mut == MUT_NONE && (alone != want || fcfs != fcfs_with))) {
+                bad++;
+                if (verbose)
+                    fprintf(stderr, "%s: bound_last_start_mean_flow_time: kernel %.17g, with a "
+                            "companion %.17g, reference %.17g (fcfs_r_p %.17g, %.17g)\n",
+                            cf->label, got, alone, want, fcfs, fcfs_with);
+            }
+        }
         const int steady = cf->arrivals > 0;
         const double N = (double)(steady ? cf->arrivals : cf->N), T = R.tend, L = (double)cf->L;
         const long n1 = cf->arrivals / 2, n2 = cf->arrivals - n1;
@@ -464,6 +525,7 @@ int main(void)
         {MUT_SEDPT_ALPHA, "SEDPT ordered by alpha alone"},
         {MUT_NO_WCR_PREEMPT, "preemptive WCR never preempting"},
         {MUT_VICTIM_SMALLEST, "preempting the chunk with the least remaining time"},
+        {MUT_V_FIRST, "the NLU bound's V at a request's first chunk start"},
     };
     for (size_t m = 0; m < sizeof muts / sizeof *muts; m++) {
         int bad = 0;

@@ -100,11 +100,12 @@ int storq_th_bound_replicate(const th_ctx *x, const storq_stream_key *key, storq
     return STORQ_OK;
 }
 
-/* The model's replication: the policies (dynamics.c), then the bound when listed. */
+/* The model's replication: the policies (dynamics.c; with them SEDPT-NR's last starts, the NLU
+ * bound), then Theorem 1's relaxation for exponential downloads. */
 int storq_th_replicate_all(const void *vctx, const storq_stream_key *key, storq_record *rec,
                            storq_error *err)
 {
     const th_ctx *x = vctx;
     STORQ_TRY(storq_th_replicate(vctx, key, rec, err));
-    return x->bound ? storq_th_bound_replicate(x, key, rec, err) : STORQ_OK;
+    return x->relax_bound ? storq_th_bound_replicate(x, key, rec, err) : STORQ_OK;
 }

@@ -193,6 +193,12 @@ static void start_chunk(th_sys *s, uint32_t slot, double t)
     ev_up(s, s->nev++);
     r->delta++;
     s->idle--;
+    /* non-preemptive SEDPT-NR: alpha_j - delta_j never grows, so it reaches 0 once, when the last
+     * needed chunk starts: V_j of the NLU lower bound (docs/models/threads.md) */
+    if (s->vtrack && r->delta == r->alpha && r->measured) {
+        s->vsum += t - r->arrival;
+        s->vpending--;
+    }
 }
 
 /* Preempt request slot's running chunk with the most remaining time (ties: the highest number). */
@@ -336,7 +342,7 @@ static void finish(th_sys *s, uint32_t slot, double t)
         hold_set(s, slot);
     if (s->open)
         s->done_in_window++;
-    if (r->measured) {
+    if (r->measured && !s->companion) {
         const double d = t - r->arrival;
         storq_hist_add(&s->hf, d);
         s->sum += d;
@@ -410,8 +416,10 @@ static int arrive(th_sys *s, double t, uint64_t seq, uint32_t cls, const double 
         s->cx[base + i] = s->cv[base + i] = xs[i];
         s->cst[base + i] = CH_FRESH;
     }
-    if (measured)
+    if (measured) {
         s->pending++;
+        s->vpending += (uint64_t)s->vtrack;
+    }
     s->events++;
     rq_update(s, slot, 0);
     if (s->pol->redund == TH_WCR && s->pol->preempt) {
@@ -457,7 +465,9 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     storq_rng arr = storq_rng_stream(key, STORQ_STREAM_ARRIVALS);
     storq_rng rte = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     storq_rng svc = storq_rng_stream(key, STORQ_STREAM_SERVICE);
-    th_sys *sys = calloc((size_t)x->npol, sizeof *sys);
+    /* the systems: the listed policies, then SEDPT-NR's companion when the NLU bound needs one */
+    const int nsys = x->npol + (x->last_start && x->vsys == x->npol);
+    th_sys *sys = calloc((size_t)nsys, sizeof *sys);
     double *xs = malloc(sizeof *xs * (size_t)x->nmax);
     double *edges = NULL;
     int rc = STORQ_OK;
@@ -469,16 +479,22 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     const uint64_t first = finite ? 0 : x->warmup;
     const uint64_t total = th_requests_simulated(x);
     const uint64_t half = finite ? 0 : storq_steady_half(x->arrivals);
-    for (int p = 0; p < x->npol; p++) {
+    static const th_policy sedpt_nr = {.order = TH_SEDPT, .redund = TH_NR, .preempt = 0,
+                                       .name = "sedpt_nr_np", .spec = "sedpt-nr:off"};
+    for (int p = 0; p < nsys; p++) {
         th_sys *s = &sys[p];
-        if (sys_init(s, x, &x->pol[p]))
+        if (sys_init(s, x, p < x->npol ? &x->pol[p] : &sedpt_nr))
             goto oom;
+        s->vtrack = x->last_start && p == x->vsys;
+        if ((s->companion = p == x->npol))
+            continue; /* it records only its last starts: no histograms */
         s->hf = storq_record_hist(rec, x->id[p].flow);
         for (int c = 0; c < x->nclass && x->nclass > 1; c++)
             s->hc[c] = storq_record_hist(rec, x->id[p].cflow[c]);
         s->half_at = half;
     }
     double t = 0.0;
+    int from = 0; /* steady: the first system still fed (npol once the policies are done) */
     for (uint64_t j = 0;; j++) {
         if (j >= total) {
             if (finite)
@@ -486,7 +502,11 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
             int busy = 0;
             for (int p = 0; p < x->npol; p++)
                 busy |= sys[p].pending > 0;
+            /* the policies stop where they would without the companion (their numbers do not
+             * change); the companion goes on alone until its last measured start */
             if (!busy)
+                from = x->npol;
+            if (!busy && !(nsys > x->npol && sys[x->npol].vpending))
                 break;
         }
         if (storq_stop_due(j)) {
@@ -500,7 +520,7 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         for (uint64_t i = 0; i < c->n; i++)
             xs[i] = storq_dist_sample(&x->dl, &svc);
         const int measured = j >= first && j < total;
-        for (int p = 0; p < x->npol; p++) {
+        for (int p = from; p < nsys; p++) {
             th_sys *s = &sys[p];
             advance(s, t);
             if (j == first) {
@@ -531,6 +551,16 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
             storq_record_scalar(rec, x->id[p].diff, s->sum / N - sys[0].sum / N);
         }
     }
+    if (x->last_start) {
+        th_sys *s = &sys[x->vsys];
+        if (x->vsys == x->npol) {
+            while (s->nev)
+                complete(s); /* finite: the companion's last requests */
+            rec->events += s->events;
+        }
+        const double N = (double)(finite ? x->requests : x->arrivals);
+        storq_record_scalar(rec, x->last_start_id, s->vsum / N);
+    }
     if (!finite) {
         const uint64_t n1 = half, n2 = x->arrivals - half;
         storq_steady_record(rec, &x->steady, n1 ? sys[0].half_sum / (double)n1 : NAN,
@@ -543,7 +573,7 @@ oom:
                             (unsigned)TH_MAX_PRESENT, (unsigned long long)x->L, x->rho);
 done:
     if (sys)
-        for (int p = 0; p < x->npol; p++)
+        for (int p = 0; p < nsys; p++)
             sys_free(&sys[p]);
     free(sys);
     free(xs);

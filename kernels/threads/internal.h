@@ -17,8 +17,10 @@
  * takes a request takes its lowest-numbered available chunk (a preempted, partly downloaded one
  * has a lower number than any chunk never started), and a preempted chunk keeps its remaining
  * time. So every coupled policy sees the same arrivals, classes and chunk sizes. Nothing else is
- * random; simultaneous events are ordered (end time, request arrival number, chunk number), with
- * completions at an arrival's instant processed before it. */
+ * random (the last-start bound's companion SEDPT-NR system, when one runs, uses these same chunk
+ * times and draws nothing; bound.c's relaxation has the EXTRA stream); simultaneous events are
+ * ordered (end time, request arrival number, chunk number), with completions at an arrival's
+ * instant processed before it. */
 #ifndef STORQ_THREADS_INTERNAL_H
 #define STORQ_THREADS_INTERNAL_H
 
@@ -76,8 +78,12 @@ typedef struct th_ctx {
     int law_class;       /* 0 exp, 1 NLU, 2 NSU, 3 other */
     int npol;
     th_policy pol[TH_MAX_POLICIES];
-    int bound;           /* --policy lists `bound`: the paper's lower bound is simulated (bound.c) */
-    int bound_id;        /* its observable */
+    int bound;           /* --policy lists `bound` */
+    int relax_bound;     /* exponential downloads: Theorem 1's relaxation is simulated (bound.c) */
+    int bound_id;        /* its observable, bound_mean_flow_time */
+    int last_start;      /* exp or NLU downloads, d_min >= L: SEDPT-NR's last starts are recorded */
+    int vsys;            /* the system recording them: a listed sedpt-nr:off, or npol (companion) */
+    int last_start_id;   /* bound_last_start_mean_flow_time */
     int mode;
     uint64_t requests, warmup, arrivals;
     char headline[STORQ_NAME_MAX];

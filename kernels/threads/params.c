@@ -46,8 +46,10 @@ static const storq_param_def th_params[] = {
     {.name = "policy", .type = STORQ_PARAM_STRING, .def = "fcfs-r+serpt-r+sedpt-r", .unit = "",
      .doc = "thread-scheduling policies joined by '+', run coupled on common random numbers: "
             "fcfs-r, fcfs-wcr, serpt-r, sedpt-r, sedpt-nr, sedpt-wcr, each optionally :on or :off "
-            "(preemption); and bound: the paper's lower bound on the optimal delay "
-            "(bound_mean_flow_time; exponential downloads)"},
+            "(preemption); and bound: the paper's lower bounds on the optimal delay "
+            "(exponential downloads: bound_mean_flow_time, Theorem 1's relaxation; exponential "
+            "or New-Longer-than-Used downloads with d_min >= L: bound_last_start_mean_flow_time, "
+            "mean time to the start of a request's last chunk under non-preemptive SEDPT-NR)"},
     {.name = "preemption", .type = STORQ_PARAM_STRING, .def = "default", .unit = "",
      .choices = "default|on|off",
      .doc = "preemption of every listed policy without its own :on/:off; default: on for "
@@ -125,7 +127,8 @@ static int th_parse_policy(th_ctx *x, const char *spec, const char *pre, storq_e
     const char *acc = "distinct policies fcfs-r, fcfs-wcr, serpt-r, sedpt-r, sedpt-nr, "
                       "sedpt-wcr, each optionally :on or :off (preemption), joined by '+' and run "
                       "coupled (e.g. fcfs-r+serpt-r:on+sedpt-r:off), and optionally bound (the "
-                      "paper's lower bound on the optimum, exponential downloads)";
+                      "paper's lower bounds on the optimum: exponential or New-Longer-than-Used "
+                      "downloads)";
     char buf[1024];
     if (strlen(spec) >= sizeof buf)
         return storq_fail(err, STORQ_ERR_USAGE, "--policy: '%.40s...' is too long; accepted: %s",
@@ -260,6 +263,42 @@ static int th_check_capacity(const th_ctx *x, const storq_params *p, storq_error
     return STORQ_OK;
 }
 
+/* ------------------------------------------------------------------ the bounds */
+
+/* Which lower bounds `bound` computes (docs/models/threads.md, "The lower bound on the optimal
+ * delay"): Theorem 1's relaxation needs exponential downloads; SEDPT-NR's last starts need
+ * exponential or NLU downloads (a used chunk is no slower than a new one) and d_min >= L (every
+ * request can use every thread). NLU downloads with d_min < L, and any other law, are refused. */
+static int th_bound_setup(th_ctx *x, storq_error *err)
+{
+    x->relax_bound = x->last_start = 0;
+    x->vsys = -1;
+    if (!x->bound)
+        return STORQ_OK;
+    if (x->law_class != 0 && x->law_class != 1)
+        return storq_fail(err, STORQ_ERR_USAGE,
+                          "--policy: bound (the paper's lower bounds on the optimal delay) needs "
+                          "exponential or New-Longer-than-Used downloads (exp, shexp, erlang with "
+                          "K >= 2, det, uniform); --download %s is %s", x->dl.spec,
+                          x->law_class == 2 ? "New-Shorter-than-Used" : "not classified");
+    x->relax_bound = x->law_class == 0;
+    if (x->dmin < x->L && x->law_class == 1)
+        return storq_fail(err, STORQ_ERR_USAGE,
+                          "--policy: bound with New-Longer-than-Used downloads (--download %s) "
+                          "needs d_min >= L (every class's N - K + 1 at least --L = %llu; "
+                          "d_min is %llu): the last-start bound's argument lets every request "
+                          "use every thread",
+                          x->dl.spec, (unsigned long long)x->L, (unsigned long long)x->dmin);
+    x->last_start = x->dmin >= x->L;
+    if (!x->last_start)
+        return STORQ_OK;
+    x->vsys = x->npol; /* a companion SEDPT-NR, unless the policies list it */
+    for (int q = 0; q < x->npol; q++)
+        if (x->pol[q].order == TH_SEDPT && x->pol[q].redund == TH_NR && !x->pol[q].preempt)
+            x->vsys = q;
+    return STORQ_OK;
+}
+
 /* ------------------------------------------------------------------ prepare */
 
 static int th_prepare(const storq_params *p, void **out, storq_error *err)
@@ -324,12 +363,8 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
     if ((rc = th_parse_policy(x, storq_param_string(p, "policy"),
                               storq_param_string(p, "preemption"), err)))
         goto fail;
-    if (x->bound && x->law_class != 0) {
-        rc = storq_fail(err, STORQ_ERR_USAGE, "--policy: bound (the paper's lower bound on the "
-                        "optimal delay, from its Theorem 1) needs exponential downloads; "
-                        "--download is %s", x->dl.spec);
+    if ((rc = th_bound_setup(x, err)))
         goto fail;
-    }
     if ((rc = th_check_capacity(x, p, err)))
         goto fail;
     /* the clock is never rebased: it runs over every request of the run; the shortest mean
@@ -426,13 +461,22 @@ static int th_declare(void *vctx, storq_observables *obs, storq_error *err)
         axis[v] = (double)v;
     for (int pi = 0; pi < x->npol; pi++)
         STORQ_TRY(th_declare_policy(x, pi, axis, obs, err));
-    x->bound_id = -1;
-    if (x->bound)
+    x->bound_id = x->last_start_id = -1;
+    if (x->relax_bound)
         STORQ_TRY(storq_declare_scalar(obs, &x->bound_id, "bound_mean_flow_time", "time",
                                        "the paper's lower bound on the optimal policy's mean flow "
                                        "time: preemptive SERPT-R with every request's n raised to "
                                        "k + L - 1 (Theorem 1), i.e. one server of rate L mu, "
                                        "shortest remaining chunks first (bound.c)", err));
+    if (x->last_start)
+        STORQ_TRY(storq_declare_scalar(obs, &x->last_start_id,
+                                       "bound_last_start_mean_flow_time", "time",
+                                       "the paper's lower bound on the optimal mean flow time for "
+                                       "New-Longer-than-Used (and exponential) downloads with "
+                                       "d_min >= L (Lemma 3, storq's reading): mean over the "
+                                       "measured requests of V - a, V the instant the last of a "
+                                       "request's k chunks starts under non-preemptive SEDPT-NR "
+                                       "on the same arrivals, classes and chunk times", err));
     x->steady.first = x->steady.second = -1;
     if (x->mode == TH_STEADY)
         STORQ_TRY(storq_steady_declare(obs, &x->steady, x->headline, "time", err));
@@ -451,7 +495,8 @@ static double th_cost(const void *vctx)
 {
     const th_ctx *x = vctx;
     const double N = (double)th_requests_simulated(x);
-    return N * (x->Ek + 1.0) * log2((double)x->L + 2.0) * (double)x->npol;
+    const int nsys = x->npol + (x->last_start && x->vsys == x->npol);
+    return N * (x->Ek + 1.0) * log2((double)x->L + 2.0) * (double)nsys;
 }
 
 /* The event loop counts requests (and goes on while the last ones drain). */

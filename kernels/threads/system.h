@@ -55,6 +55,11 @@ typedef struct th_sys {
     storq_hist hf, hc[TH_MAX_CLASSES];
     double sum, half_sum, csum[TH_MAX_CLASSES];
     uint64_t ccount[TH_MAX_CLASSES], half_at;
+    /* SEDPT-NR's last starts (the NLU lower bound): sum of V_j - a_j over measured requests,
+     * and the measured requests whose last start is still to come */
+    int vtrack, companion; /* companion: SEDPT-NR run only for them (no other measurement) */
+    double vsum;
+    uint64_t vpending;
 } th_sys;
 
 /* ------------------------------------------------------------------ event heap */

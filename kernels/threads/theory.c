@@ -175,7 +175,7 @@ int storq_th_theory(const void *vctx, storq_theory *out, storq_error *err)
         STORQ_TRY(add1(out, "mean_min_download", "time",
                        "E[min of L i.i.d. downloads] (closed form, or Simpson's rule to ~1e-10 "
                        "for hyperexp and erlang)", x->emin_L, err));
-    if (x->bound)
+    if (x->relax_bound)
         STORQ_TRY(add1(out, "bound_light_traffic", "time",
                        "the lower bound's (bound_mean_flow_time's) limit as rho -> 0: a lone "
                        "request served by all L threads, E[k] E[X] / L (exact)",

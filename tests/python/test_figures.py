@@ -280,6 +280,28 @@ def test_proxy_and_threads_shapes(manifest):
             assert np.all(np.abs(np.array(s["mean"]) - b) <= 3 * np.hypot(s["ci95"], bci))
 
 
+def test_threads_fig3_nlu_bound(manifest):
+    """Fig. 3's lower bound (SEDPT-NR's last chunk starts, NLU downloads Delta + Exp with Delta =
+    0.01 s, rate 100, L = 3): below every policy at every rho (paired by replication); SEDPT-NR's
+    extra delay within [E[X], E[max of 3 downloads]] = [0.02, 0.01 + 0.01 (1 + 1/2 + 1/3)] (its
+    last chunk runs to the end; used NLU chunks are no slower than new); and the caption quotes
+    the maximum extra delays of SEDPT-WCR and SEDPT-NR as plotted."""
+    f = fig(manifest, "threads-fig3")
+    d = f["data"]
+    assert "bound" in d and "extra" in d and "optimum" not in d
+    for p, e in d["extra"].items():
+        m, c = np.array(e["mean"]), np.array(e["ci95"])
+        assert len(m) == len(d["rho"]) and np.all(m >= -3 * c), p
+        # the paired extra is the difference of the plotted means
+        np.testing.assert_allclose(m, np.array(d[p]["mean"]) - np.array(d["bound"]["mean"]), rtol=1e-9, atol=1e-12)
+    EX, Emax = 0.02, 0.01 + 0.01 * (1 + 1 / 2 + 1 / 3)
+    m, c = np.array(d["extra"]["sedpt_nr_np"]["mean"]), np.array(d["extra"]["sedpt_nr_np"]["ci95"])
+    assert np.all(m >= EX - 3 * c) and np.all(m <= Emax + 3 * c)
+    for p in ("sedpt_wcr_p", "sedpt_nr_np"):
+        assert f"{max(d['extra'][p]['mean']):.4f} s" in f["caption"], p
+    assert "0.0229 s and 0.0230 s" in f["caption"] and f"{(np.log(3) + 1) * EX:.4f} s" in f["caption"]
+
+
 def _arr(x):
     return np.array([np.nan if v is None else v for v in x], float)
 
