@@ -66,7 +66,7 @@ int storq_th_bound_replicate(const th_ctx *x, const storq_stream_key *key, storq
     if (!s.cnt)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     const int finite = x->mode == TH_FINITE;
-    const uint64_t first = finite ? 0 : x->warmup, total = th_requests_simulated(x);
+    const uint64_t first = finite ? 0 : x->run.warmup, total = th_requests_simulated(x);
     double t = 0.0;
     for (uint64_t j = 0; j < total; j++) {
         if (storq_stop_due(j)) {
@@ -94,7 +94,7 @@ int storq_th_bound_replicate(const th_ctx *x, const storq_stream_key *key, storq
             bd_complete(x, &s, &ext, kmax);
     else
         bd_integrate(&s, t);
-    const double N = (double)(finite ? x->requests : x->arrivals);
+    const double N = (double)(finite ? x->requests : x->run.arrivals);
     storq_record_scalar(rec, x->bound_id, s.area / N);
     free(s.cnt);
     return STORQ_OK;

@@ -440,7 +440,7 @@ static int arrive(th_sys *s, double t, uint64_t seq, uint32_t cls, const double 
 static void record(const th_ctx *x, int pi, th_sys *s, storq_record *rec, double *edges)
 {
     const th_ids *id = &x->id[pi];
-    const double N = (double)(x->mode == TH_FINITE ? x->requests : x->arrivals);
+    const double N = (double)(x->mode == TH_FINITE ? x->requests : x->run.arrivals);
     const double T = s->t_close - s->t_open;
     storq_record_scalar(rec, id->mean, s->sum / N);
     storq_record_scalar(rec, id->p50, storq_record_hist_quantile(rec, id->flow, 0.5, edges));
@@ -466,7 +466,7 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     storq_rng rte = storq_rng_stream(key, STORQ_STREAM_ROUTING);
     storq_rng svc = storq_rng_stream(key, STORQ_STREAM_SERVICE);
     /* the systems: the listed policies, then SEDPT-NR's companion when the NLU bound needs one */
-    const int nsys = x->npol + (x->last_start && x->vsys == x->npol);
+    const int nsys = th_systems(x);
     th_sys *sys = calloc((size_t)nsys, sizeof *sys);
     double *xs = malloc(sizeof *xs * (size_t)x->nmax);
     double *edges = NULL;
@@ -476,9 +476,9 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
     if (!(edges = malloc(sizeof *edges * (storq_observables_max_nbins(rec->schema) + 1))))
         goto oom;
     const int finite = x->mode == TH_FINITE;
-    const uint64_t first = finite ? 0 : x->warmup;
+    const uint64_t first = finite ? 0 : x->run.warmup;
     const uint64_t total = th_requests_simulated(x);
-    const uint64_t half = finite ? 0 : storq_steady_half(x->arrivals);
+    const uint64_t half = finite ? 0 : storq_steady_half(x->run.arrivals);
     static const th_policy sedpt_nr = {.order = TH_SEDPT, .redund = TH_NR, .preempt = 0,
                                        .name = "sedpt_nr_np", .spec = "sedpt-nr:off"};
     for (int p = 0; p < nsys; p++) {
@@ -547,7 +547,7 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
         record(x, p, s, rec, edges);
         rec->events += s->events;
         if (p > 0) {
-            const double N = (double)(finite ? x->requests : x->arrivals);
+            const double N = (double)(finite ? x->requests : x->run.arrivals);
             storq_record_scalar(rec, x->id[p].diff, s->sum / N - sys[0].sum / N);
         }
     }
@@ -558,11 +558,11 @@ int storq_th_replicate(const void *vctx, const storq_stream_key *key, storq_reco
                 complete(s); /* finite: the companion's last requests */
             rec->events += s->events;
         }
-        const double N = (double)(finite ? x->requests : x->arrivals);
+        const double N = (double)(finite ? x->requests : x->run.arrivals);
         storq_record_scalar(rec, x->last_start_id, s->vsum / N);
     }
     if (!finite) {
-        const uint64_t n1 = half, n2 = x->arrivals - half;
+        const uint64_t n1 = half, n2 = x->run.arrivals - half;
         storq_steady_record(rec, &x->steady, n1 ? sys[0].half_sum / (double)n1 : NAN,
                             n2 ? (sys[0].sum - sys[0].half_sum) / (double)n2 : NAN);
     }

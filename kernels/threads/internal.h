@@ -28,6 +28,7 @@
 
 #include "distribution.h"
 #include "model.h"
+#include "model_kit.h"
 #include "steady_state.h"
 
 #define TH_MAX_CLASSES 16
@@ -85,7 +86,8 @@ typedef struct th_ctx {
     int vsys;            /* the system recording them: a listed sedpt-nr:off, or npol (companion) */
     int last_start_id;   /* bound_last_start_mean_flow_time */
     int mode;
-    uint64_t requests, warmup, arrivals;
+    uint64_t requests;
+    storq_run_length run; /* steady mode */
     char headline[STORQ_NAME_MAX];
     th_ids id[TH_MAX_POLICIES];
     storq_steady_ids steady;
@@ -94,7 +96,14 @@ typedef struct th_ctx {
 /* Requests the event loop simulates: the finite run's, or the warm-up and the measured ones. */
 static inline uint64_t th_requests_simulated(const th_ctx *x)
 {
-    return x->mode == TH_FINITE ? x->requests : x->warmup + x->arrivals;
+    return x->mode == TH_FINITE ? x->requests : x->run.warmup + x->run.arrivals;
+}
+
+/* Systems a replication runs: the listed policies, and SEDPT-NR's companion when the last-start
+ * bound needs one (no sedpt-nr:off listed). */
+static inline int th_systems(const th_ctx *x)
+{
+    return x->npol + (x->last_start && x->vsys == x->npol);
 }
 
 /* E[min of m i.i.d. downloads] (theory.c; NAN when the law has no closed form here). */

@@ -313,8 +313,7 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
     x->load_min = strcmp(storq_param_string(p, "load"), "min") == 0;
     x->mode = strcmp(storq_param_string(p, "mode"), "steady") == 0 ? TH_STEADY : TH_FINITE;
     x->requests = (uint64_t)storq_param_int(p, "requests");
-    x->warmup = (uint64_t)storq_param_int(p, "warmup");
-    x->arrivals = (uint64_t)storq_param_int(p, "arrivals");
+    x->run = storq_run_length_of(p);
     if ((rc = th_parse_classes(x, storq_param_string(p, "classes"), err)))
         goto fail;
     x->dmin = UINT64_MAX;
@@ -373,9 +372,11 @@ static int th_prepare(const storq_params *p, void **out, storq_error *err)
                                           (double)th_requests_simulated(x) / x->lambda,
                                           fmin(x->dl.mean, 1.0 / x->lambda), err)))
         goto fail;
-    /* per policy: the thread arrays of dynamics.c (event heap, lists, candidates: about 5 L
-     * 32-bit entries) and the requests-present bins; request records grow with those present */
-    size_t bytes = storq_bytes_mul((size_t)x->npol,
+    /* per system (the policies, and SEDPT-NR's companion when the last-start bound runs one):
+     * the thread arrays of dynamics.c (event heap, lists, candidates: about 5 L 32-bit entries)
+     * and the requests-present bins; request records grow with those present */
+    const int nsys = th_systems(x);
+    size_t bytes = storq_bytes_mul((size_t)nsys,
                                    storq_bytes_add(storq_bytes_mul((size_t)x->L + 2, 5 * 4),
                                                    TH_PRESENT_BINS * sizeof(double)));
     char what[96];
@@ -495,7 +496,7 @@ static double th_cost(const void *vctx)
 {
     const th_ctx *x = vctx;
     const double N = (double)th_requests_simulated(x);
-    const int nsys = x->npol + (x->last_start && x->vsys == x->npol);
+    const int nsys = th_systems(x);
     return N * (x->Ek + 1.0) * log2((double)x->L + 2.0) * (double)nsys;
 }
 

@@ -35,3 +35,9 @@ run th_coupled threads --L 3 --rho 0.6 --policy fcfs-r+serpt-r+sedpt-r+sedpt-nr+
 # mmc: the template model, below and near capacity, one server and many (a clock rebase every
 # 4096 arrivals happens inside these runs).
 run mmc_queue mmc --c 1,4,64 --lambda 0.5,3.6,60 --zip c,lambda --mu 1 --warmup 1000 --arrivals 20000 -r 3
+# threads bounds: the relaxation and the last-start bound with SEDPT-NR's companion (exponential),
+# and the last-start bound from a listed sedpt-nr:off (NLU downloads), finite and steady.
+run th_bounds threads --L 3 --rho 0.5 --policy serpt-r:on+sedpt-wcr:on+bound --mode finite,steady \
+  --requests 500 --warmup 200 --arrivals 2000 -r 3
+run th_bounds_nlu threads --L 3 --rho 0.5 --policy sedpt-wcr:on+sedpt-nr:off+bound --download shexp:0.01,100 \
+  --requests 500 -r 3
