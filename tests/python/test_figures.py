@@ -366,3 +366,30 @@ def test_supermarket_bounds_and_delay(manifest):
         c = fig(manifest, stem)["data"]
         np.testing.assert_array_equal(c["resolved"], _arr(c["u_l1"]) > _arr(c["u_l1_noise"]))
         assert c["V_l1"] > 0 and all(h > 0 for h in c["core_hours"].values())
+
+
+def test_only_redraws_one_model_and_keeps_the_others(manifest, tmp_path):
+    """--only MODEL into a folder holding a whole run's manifest of the same mode: that model's
+    entries are redrawn (its runs reused from the work folder), every other entry stays, in the
+    same order, and the gallery is rewritten from the whole."""
+    import shutil
+
+    out = tmp_path / "figures"
+    shutil.copytree(manifest["dir"], out, ignore=shutil.ignore_patterns("work"))
+    (out / "gallery.md").unlink(missing_ok=True)
+    storq = os.environ.get("STORQ_BIN", str(ROOT / "build" / "storq"))
+    proc = subprocess.run([str(ROOT / "jobs" / "figures.sh"), "--quick", "--only", "threads", "--out", str(out),
+                           "--work", str(manifest["dir"] / "work"), "--storq", storq],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "ran " not in proc.stdout  # the runs came from the work folder
+    m = json.loads((out / "manifest.json").read_text())
+    assert [f["stem"] for f in m["figures"]] == [f["stem"] for f in manifest["figures"]]
+    old = {f["stem"]: f for f in manifest["figures"]}
+    for f in m["figures"]:
+        if f["model"] != "threads":
+            assert f == old[f["stem"]]
+        else:
+            assert f["data"] == old[f["stem"]]["data"]
+    gallery = (out / "gallery.md").read_text()
+    assert all(f"{f['stem']}." in gallery for f in m["figures"] if f["kind"] == "figure")
