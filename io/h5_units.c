@@ -271,14 +271,41 @@ static int next_session(hid_t run, uint32_t *next, storq_error *err)
     return STORQ_OK;
 }
 
-/* A new table run/name, empty (length 0, unlimited, chunked), not linked yet (see
+/* The chunk of a table that is to hold rows: the table's own (t->chunk) while that makes at most
+ * STORQ_H5U_CHUNKS_MAX chunks (HDF5 cannot write a 258th, see h5_util.h), else doubled until the
+ * rows fill half as many, leaving room for the sessions a --resume appends. */
+static hsize_t chunk_for(const table_spec *t, hsize_t rows)
+{
+    hsize_t c = t->chunk;
+    if (rows <= c * STORQ_H5U_CHUNKS_MAX)
+        return c;
+    while (rows > c * (STORQ_H5U_CHUNKS_MAX / 2))
+        c *= 2;
+    return c;
+}
+
+/* The rows of the table d holds in one chunk (0 when it cannot be read). */
+static hsize_t chunk_of(hid_t d)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    hsize_t c = 0;
+    if (dcpl < 0 || H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 1, &c) != 1)
+        c = 0;
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    H5Eclear2(H5E_DEFAULT);
+    return c;
+}
+
+/* A new table run/name, empty (length 0, unlimited, chunk rows a chunk), not linked yet (see
  * write_session); a units table of a task's file gets the task. */
-static int create_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, storq_error *err)
+static int create_table(hid_t file, hid_t run, const table_spec *t, hsize_t chunk, hid_t *d,
+                        storq_error *err)
 {
     hsize_t zero = 0, unlimited = H5S_UNLIMITED;
     hid_t space = H5Screate_simple(1, &zero, &unlimited);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    *d = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &t->chunk) >= 0 &&
+    *d = space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
                  H5Pset_fill_value(dcpl, t->type.mtype, t->fill) >= 0
              ? H5Dcreate_anon(file, t->type.ftype, space, dcpl, H5P_DEFAULT)
              : -1;
@@ -315,11 +342,13 @@ static int lacks_columns(hid_t d, const table_spec *t)
     return lacks;
 }
 
-/* The table *d copied into a new one with this storq's columns (*d is closed and replaced by the
- * copy): HDF5 matches members by name, and those the old rows lack keep the fill row's NaN. Without
- * this, the new columns of this session would be dropped as its rows go in, and busy_seconds of
- * CPU time would sit in a table that says nothing of it. */
-static int upgrade_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, storq_error *err)
+/* The table *d copied into a new one with this storq's columns and chunk rows a chunk (*d is
+ * closed and replaced by the copy): HDF5 matches members by name, and those the old rows lack
+ * keep the fill row's NaN. Without this, the new columns of this session would be dropped as its
+ * rows go in, and busy_seconds of CPU time would sit in a table that says nothing of it; or the
+ * session's rows would take the table past the chunks HDF5 can index. */
+static int rewrite_table(hid_t file, hid_t run, const table_spec *t, hsize_t chunk, hid_t *d,
+                         storq_error *err)
 {
     hid_t space = H5Dget_space(*d);
     hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
@@ -332,7 +361,7 @@ static int upgrade_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, s
     hid_t copy = -1;
     int rc = n > 0 && H5Dread(*d, t->type.mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0
                  ? storq_h5u_fail(err, run, "cannot read the table '%s'", t->name)
-                 : create_table(file, run, t, &copy, err);
+                 : create_table(file, run, t, chunk, &copy, err);
     hsize_t len = (hsize_t)n;
     if (!rc && n > 0 &&
         (H5Dset_extent(copy, &len) < 0 ||
@@ -348,19 +377,24 @@ static int upgrade_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, s
     return STORQ_OK;
 }
 
-/* Open run/name, or create it (*fresh = 1: to be linked once on disk); a table without this
- * storq's columns is rewritten with them (*fresh = 1 too: it replaces the old one). */
-static int open_table(hid_t file, hid_t run, const table_spec *t, hid_t *d, int *fresh,
-                      storq_error *err)
+/* Open run/name, to which add rows are to go, or create it (*fresh = 1: to be linked once on
+ * disk); a table without this storq's columns, or whose chunks the add rows would take past
+ * STORQ_H5U_CHUNKS_MAX, is rewritten (*fresh = 1 too: it replaces the old one). */
+static int open_table(hid_t file, hid_t run, const table_spec *t, hsize_t add, hid_t *d,
+                      int *fresh, storq_error *err)
 {
     *fresh = 1;
     if (!storq_h5u_has_link(run, t->name))
-        return create_table(file, run, t, d, err);
+        return create_table(file, run, t, chunk_for(t, add), d, err);
     *d = H5Dopen2(run, t->name, H5P_DEFAULT);
     if (*d < 0)
         return storq_h5u_fail(err, run, "cannot open '%s'", t->name);
-    if (lacks_columns(*d, t))
-        return upgrade_table(file, run, t, d, err);
+    hid_t space = H5Dget_space(*d);
+    hssize_t old = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    storq_h5u_close_space(&space);
+    hsize_t rows = (old > 0 ? (hsize_t)old : 0) + add;
+    if (lacks_columns(*d, t) || rows > chunk_of(*d) * STORQ_H5U_CHUNKS_MAX)
+        return rewrite_table(file, run, t, chunk_for(t, rows), d, err);
     *fresh = 0;
     return STORQ_OK;
 }
@@ -373,7 +407,7 @@ static int append(hid_t file, hid_t run, const table_spec *t, const void *rows, 
 {
     hid_t d;
     int is_new;
-    STORQ_TRY(open_table(file, run, t, &d, &is_new, err));
+    STORQ_TRY(open_table(file, run, t, n, &d, &is_new, err));
     hid_t fspace = H5Dget_space(d), mspace = -1;
     hsize_t old = 0, add = n;
     int rc = STORQ_OK;

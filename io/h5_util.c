@@ -354,6 +354,9 @@ hid_t storq_h5u_array_create_plist(hid_t ftype, int ndims, const hsize_t *dims)
     for (int i = 0; i < ndims; i++)
         chunk[i] = dims[i];
     hsize_t rows = STORQ_H5U_CHUNK_MAX / row;
+    /* past STORQ_H5U_CHUNKS_MAX MiB, at most that many chunks (see h5_util.h) */
+    if (dims[0] > rows * STORQ_H5U_CHUNKS_MAX)
+        rows = (dims[0] + STORQ_H5U_CHUNKS_MAX - 1) / STORQ_H5U_CHUNKS_MAX;
     if (chunk[0] > rows)
         chunk[0] = rows;
     if (H5Pset_chunk(dcpl, ndims, chunk) < 0 || H5Pset_shuffle(dcpl) < 0 ||

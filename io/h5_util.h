@@ -41,6 +41,12 @@ hid_t storq_h5u_file_access(void);
  * rather than HDF5's default 2 KB). */
 #define STORQ_H5U_CHUNK_BTREE_K 1
 hid_t storq_h5u_file_create(void);
+/* With that K (HDF5 1.8's v1 B-tree, two entries a node), chunks added in order leave every node
+ * but the last with one child: the tree gains a level per chunk, and the format keeps a node's
+ * level in one byte, so HDF5 1.10.8 cannot write a dataset's 258th chunk ("unable to encode node
+ * level"; the file can no longer be closed either). No dataset storq writes has more chunks than
+ * this: a longer one gets longer chunks. */
+#define STORQ_H5U_CHUNKS_MAX 128
 
 /* Numeric arrays of at least STORQ_H5U_COMPRESS_MIN bytes are stored chunked, shuffled and
  * deflated (docs/hdf5-schema.md, "Storage"). */

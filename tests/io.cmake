@@ -41,6 +41,13 @@ storq_unit_test(test_h5_units ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_units.c)
 set_tests_properties(test_h5_units PROPERTIES LABELS "unit" TIMEOUT 30
   FIXTURES_SETUP storq_h5_units_file)
 set(STORQ_TEST_UNITS_H5 ${CMAKE_CURRENT_BINARY_DIR}/test_h5_units_left.h5)
+# Long records (300,001 rows; a resumed session past 257 chunks of 256 rows; 20,000 ranks): at most
+# STORQ_H5U_CHUNKS_MAX chunks a table, the limit of HDF5's chunk index as storq sizes it.
+storq_unit_test(test_h5_units_long ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_units_long.c)
+set_tests_properties(test_h5_units_long PROPERTIES LABELS "unit" TIMEOUT 60)
+# A file HDF5 cannot close ends the process normally, not in a crash at MPI_Finalize.
+storq_unit_test(test_h5_close_failed ${CMAKE_CURRENT_SOURCE_DIR}/test_h5_close_failed.c)
+set_tests_properties(test_h5_close_failed PROPERTIES LABELS "unit" TIMEOUT 30)
 add_test(NAME h5_units_schema_python
          COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/check_h5_schema.py
                  ${STORQ_TEST_UNITS_H5})

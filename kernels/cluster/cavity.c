@@ -409,12 +409,34 @@ void storq_cl_cavity_free(cl_cavity *cav)
 /* Size laws with infinite support (geom) are truncated at the first K with P(k > K) < BLOCKS_TAIL
  * and the truncated mass is folded into px[xmax] (the largest X kept): the masses sum to 1 and E[X]
  * is low by less than BLOCKS_TAIL * E[X | k > K]. */
+static double blocks_kmax(const storq_ddist *size)
+{
+    if (size->kind != STORQ_DDIST_GEOM)
+        return (double)size->max;
+    if (size->p[0] >= 1)
+        return 1;
+    return fmax(ceil(log(BLOCKS_TAIL) / size->p[1]), 1); /* P(k > K) = (1-P)^K */
+}
+
+int storq_cl_cavity_blocks_fit(const storq_ddist *size, unsigned m, cl_blocks_size *out)
+{
+    cl_blocks_size b = {.kmax = blocks_kmax(size), .xmax_cap = (double)BLOCKS_XMAX_CAP,
+                        .terms_cap = (double)BLOCKS_MAX_TERMS};
+    b.xmax = m ? ceil(b.kmax / m) : INFINITY;
+    b.terms = size->kind == STORQ_DDIST_BINOM || size->kind == STORQ_DDIST_PMF
+                  ? (double)size->nvalues
+                  : b.kmax - (double)size->min + 1;
+    if (out)
+        *out = b;
+    return b.kmax < 9e18 && b.xmax <= b.xmax_cap && b.terms <= b.terms_cap;
+}
+
 double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out)
 {
     if (xmax_out)
         *xmax_out = 0;
-    if (!size || m == 0 || size->min < 1)
-        return NULL;
+    if (!size || m == 0 || size->min < 1 || !storq_cl_cavity_blocks_fit(size, m, NULL))
+        return NULL; /* refused in prepare (storq_cl_theory_check) */
     int64_t kmax = size->max;
     double tail_fold = 0;
     if (size->kind == STORQ_DDIST_GEOM) {
@@ -470,13 +492,10 @@ double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *
 
 size_t storq_cl_cavity_bytes(const storq_ddist *size, unsigned m, const storq_dist *chunk)
 {
-    /* X's support, as storq_cl_cavity_blocks_law finds it (beyond its caps nothing is solved) */
-    double kmax = size->kind == STORQ_DDIST_GEOM && size->p[0] < 1
-                      ? fmax(ceil(log(BLOCKS_TAIL) / size->p[1]), 1)
-                      : (double)size->max;
-    double xmax = m ? ceil(kmax / m) : 0;
-    if (!(xmax <= (double)BLOCKS_XMAX_CAP))
-        xmax = 0;
+    /* X's support, as storq_cl_cavity_blocks_law finds it (beyond its caps the point is refused:
+     * storq_cl_cavity_blocks_fit) */
+    cl_blocks_size b;
+    double xmax = storq_cl_cavity_blocks_fit(size, m, &b) ? b.xmax : 0;
     /* px and the kernel's coefficients; the chunk law's three tables (a trace's every number);
      * the grid at its cap: five arrays while marching, ten while the product form runs (the
      * cdf, the three stored arrays and its table of three cells a point, twice) */

@@ -38,6 +38,15 @@ void storq_cl_cavity_free(cl_cavity *cav);
  * alpha is not needed (BR asks k blocks in all). *xmax_out = largest x with mass. Caller frees. */
 double *storq_cl_cavity_blocks_law(const storq_ddist *size, unsigned m, size_t *xmax_out);
 
+/* The size of X's law for this size law on m servers: the largest k counted (geom: where
+ * P(k > K) < 1e-15), the largest X = ceil(K / m) (its table holds xmax + 1 doubles) and the terms
+ * summed to build it, with the caps storq_cl_cavity_blocks_law keeps to (1e7 values, 1e8 terms).
+ * 1 when they fit (the law can be built), 0 when not (out gets the figures either way). */
+typedef struct cl_blocks_size {
+    double kmax, xmax, terms, xmax_cap, terms_cap;
+} cl_blocks_size;
+int storq_cl_cavity_blocks_fit(const storq_ddist *size, unsigned m, cl_blocks_size *out);
+
 /* At most what solving the cavity queue for this size law, m and chunk law and the product form
  * after it hold at once, in bytes (the grid counted at its cap of 2^21 points). */
 size_t storq_cl_cavity_bytes(const storq_ddist *size, unsigned m, const storq_dist *chunk);
@@ -50,6 +59,23 @@ double storq_cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m,
 /* Its mean, the integral of 1 - cdf. */
 double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
                                   const storq_dist *chunk);
+
+/* A budget of evaluations of the cavity CDF (a point of F, or a quadrature node of the
+ * product form): the _w functions count what they do in used and return NaN once it passes max,
+ * so that the product form's cost is bounded whatever the grid and the laws (theory.c). */
+typedef struct cl_pf_work {
+    double used, max;
+} cl_pf_work;
+/* storq_cl_product_form_cdf within the budget work (NULL: none). */
+double storq_cl_product_form_cdf_w(const cl_cavity *cav, unsigned k, unsigned m,
+                                   const storq_dist *chunk, double x, cl_pf_work *work);
+/* The mean is base + wait: base = E[c] ceil(k/m) / mu, the service of the busiest server's
+ * blocks, and wait, the mean of the largest (shifted) workload, which depends on k only through
+ * k <= m ? k : k mod m (k = q m counts as m): requests of k and k + m blocks share it. wait
+ * within the budget work (NULL: none). */
+double storq_cl_product_form_base(unsigned k, unsigned m, const storq_dist *chunk, double mu);
+double storq_cl_product_form_wait(const cl_cavity *cav, unsigned k, unsigned m,
+                                  const storq_dist *chunk, cl_pf_work *work);
 
 /* Closed form for exponential chunks with every request of at most m blocks: the cavity queue is
  * M/M/1 with arrival rate lambda E[X] and service rate mu / E[c]: P(V <= w). */

@@ -12,6 +12,15 @@
 #include "chunk_law.h"
 #include "quadrature.h"
 
+/* Count n evaluations against the budget w (none: NULL); 1 once it is spent. */
+static int pf_spend(cl_pf_work *w, double n)
+{
+    if (!w)
+        return 0;
+    w->used += n;
+    return w->used > w->max;
+}
+
 /* k <= m: F(x - c/mu)^k = shifts (q, e1, e0) = (0, k, 0); k > m: q = floor(k/m), e1 = k', e0 = m -
  * k' (e1 = 0 when m divides k). g(c) = F(x - c (q+1)/mu)^e1 F(x - c q/mu)^e0. */
 typedef struct pf {
@@ -63,14 +72,24 @@ static double pf_g(const pf *P, double c)
 double storq_cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m,
                                  const storq_dist *chunk, double x)
 {
+    return storq_cl_product_form_cdf_w(cav, k, m, chunk, x, NULL);
+}
+
+double storq_cl_product_form_cdf_w(const cl_cavity *cav, unsigned k, unsigned m,
+                                   const storq_dist *chunk, double x, cl_pf_work *work)
+{
     if (!cav || !chunk || k == 0 || m == 0 || !(x >= 0))
         return 0;
+    if (work && work->used > work->max)
+        return NAN;
     pf P;
     pf_setup(&P, cav, k, m, x);
     if (chunk->kind == STORQ_DIST_DET) /* exact */
-        return pf_g(&P, chunk->p[0]);
+        return pf_spend(work, 1) ? NAN : pf_g(&P, chunk->p[0]);
     if (chunk->kind ==
         STORQ_DIST_TRACE) { /* the empirical cl_law, exactly: O(ntrace), no sorting */
+        if (pf_spend(work, (double)chunk->ntrace))
+            return NAN;
         double r = 0;
         for (size_t i = 0; i < chunk->ntrace; i++)
             r += pf_g(&P, chunk->trace[i]);
@@ -118,6 +137,10 @@ double storq_cl_product_form_cdf(const cl_cavity *cav, unsigned k, unsigned m,
         double w = fmin(storq_cl_law_width(&L, a), wgrid), span = b - a;
         double np = fmax(1, ceil(span / w));
         double pw = span / np;
+        if (pf_spend(work, 5 * np)) {
+            storq_cl_law_free(&L);
+            return NAN;
+        }
         for (double j = 0; j < np; j++) {
             double pa = a + j * pw, pb = j + 1 == np ? b : pa + pw;
             double mid = (pa + pb) / 2, half = (pb - pa) / 2;
@@ -176,10 +199,13 @@ static int jtab_init(jtab *T, const cl_cavity *cav, unsigned e1)
     return 0;
 }
 
-static double jtab_J(const jtab *T, const cl_cavity *cav, unsigned e0, double s)
+static double jtab_J(const jtab *T, const cl_cavity *cav, unsigned e0, double s,
+                     cl_pf_work *work)
 {
     if (e0 == 0 || T->n == 0)
         return T->suf[0];
+    if (work && work->used > work->max)
+        return NAN;
     double Lend = (double)(cav->npoints - 1) * cav->h;
     /* first point with y + s >= Lend: y increases with i */
     size_t lo = 0, hi = T->n;
@@ -191,6 +217,8 @@ static double jtab_J(const jtab *T, const cl_cavity *cav, unsigned e0, double s)
             hi = mid;
     }
     double r = T->suf[lo];
+    if (pf_spend(work, (double)lo))
+        return NAN;
     for (size_t i = 0; i < lo; i++)
         r += 0.5 * T->h * gl3_w[i % 3] *
              (1 - T->A[i] * ipow(storq_cl_cavity_cdf(cav, jtab_y(T, i) + s), e0));
@@ -202,12 +230,13 @@ typedef struct jctx {
     const cl_law *L;
     const jtab *T;
     unsigned e0;
+    cl_pf_work *work;
 } jctx;
 
 static double j_integrand(const jctx *C, double c)
 {
     double f = storq_cl_law_pdf(C->L, c);
-    return f > 0 ? f * jtab_J(C->T, C->cav, C->e0, c / C->cav->mu) : 0;
+    return f > 0 ? f * jtab_J(C->T, C->cav, C->e0, c / C->cav->mu, C->work) : 0;
 }
 
 static double gk15(const jctx *C, double a, double b, double *err)
@@ -282,16 +311,32 @@ double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
 {
     if (!cav || !chunk || k == 0 || m == 0)
         return NAN;
+    return storq_cl_product_form_base(k, m, chunk, cav->mu) +
+           storq_cl_product_form_wait(cav, k, m, chunk, NULL);
+}
+
+double storq_cl_product_form_base(unsigned k, unsigned m, const storq_dist *chunk, double mu)
+{
+    pf P;
+    pf_setup(&P, NULL, k, m, 0);
+    return (P.e1 ? P.q + 1 : P.q) * chunk->mean / mu;
+}
+
+double storq_cl_product_form_wait(const cl_cavity *cav, unsigned k, unsigned m,
+                                  const storq_dist *chunk, cl_pf_work *work)
+{
+    if (!cav || !chunk || k == 0 || m == 0)
+        return NAN;
     pf P;
     pf_setup(&P, cav, k, m, 0);
     double mu = cav->mu;
     unsigned e1 = P.e1 ? P.e1 : P.e0, e0 = P.e1 ? P.e0 : 0;
-    double base = (P.e1 ? P.q + 1 : P.q) * chunk->mean / mu;
     jtab T;
-    if (jtab_init(&T, cav, e1) != 0)
+    if ((work && work->used > work->max) || pf_spend(work, 3.0 * (double)cav->npoints) ||
+        jtab_init(&T, cav, e1) != 0)
         return NAN;
     if (e0 == 0) { /* k <= m, or k = q m: J does not depend on c */
-        double r = base + jtab_J(&T, cav, 0, 0);
+        double r = jtab_J(&T, cav, 0, 0, work);
         jtab_free(&T);
         return r;
     }
@@ -303,9 +348,9 @@ double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
     double res = 0;
     if (L.discrete) {
         for (size_t i = 0; i < L.nu; i++)
-            res += L.wv[i] * jtab_J(&T, cav, e0, L.uv[i] / mu);
+            res += L.wv[i] * jtab_J(&T, cav, e0, L.uv[i] / mu, work);
     } else {
-        jctx C = {cav, &L, &T, e0};
+        jctx C = {cav, &L, &T, e0, work};
         double lo = fmax(0, L.lo), hi = storq_cl_law_cut(&L);
         double pts[96];
         int np = 0;
@@ -321,10 +366,10 @@ double storq_cl_product_form_mean(const cl_cavity *cav, unsigned k, unsigned m,
         for (int i = 0; i < np; i++)
             pts[i] = fmin(fmax(pts[i], lo), hi);
         cl_sort_doubles(pts, (size_t)np);
-        double tol = 1e-8 * (jtab_J(&T, cav, e0, 0) + chunk->mean / mu);
+        double tol = 1e-8 * (jtab_J(&T, cav, e0, 0, work) + chunk->mean / mu);
         res = adapt_global(&C, pts, np, tol);
     }
     storq_cl_law_free(&L);
     jtab_free(&T);
-    return base + res;
+    return res;
 }

@@ -3,6 +3,7 @@
  * Data Clusters", over the size law's mixture, overall and per size class; and the simulated BR
  * delay against it. The numerics are in cavity.c and product_form.c. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,16 +89,38 @@ done:
     return rc;
 }
 
+/* The product form's budget: evaluations of the cavity CDF (15 to 45 ns each here, so at most
+ * about 10 s for the product form and as much for the regimes' two means; the corpus's cluster
+ * points use at most 6e7). Its cost is the grid's points (which grow as 1/(1 - rho) and with the
+ * mean work) times the keys of k (at most 2m - 1, 4096) and the quadrature nodes of the chunk
+ * law: without a bound, minutes to hours (geom:0.01 on 10 servers with exp chunks: 9e8, 40 s).
+ * Past it the arrays are left out, with a warning. */
+#define CL_PF_WORK_MAX 2.5e8
+
+static void cl_warn_work(const cl_ctx *c, const cl_cavity *cav, const char *what)
+{
+    storq_warn("cluster: %s would take more than %.2g evaluations of the cavity queue's CDF (its "
+               "grid of %zu points, %zu values of k, chunk_dist %s): left out for this point "
+               "(docs/models/cluster-theory.md, \"Cost\")",
+               what, CL_PF_WORK_MAX, cav->npoints, c->nq, c->cdist.spec);
+}
+
+/* The key of k's wait (storq_cl_product_form_wait): requests of k and k + m blocks share it. */
+static uint64_t cl_wait_key(uint64_t k, uint64_t m)
+{
+    return k <= m ? k : (k % m ? m + k % m : m);
+}
+
 /* The product-form CCDF on the delay grid over the mixture (pf), and per size class (row j of
  * ccls: P(D > x) given k in class j; cw: the classes' weights). */
 static void cl_product_form_ccdfs(const cl_ctx *c, const cl_cavity *cav, const double *cw,
-                                  double *pf, double *ccls)
+                                  double *pf, double *ccls, cl_pf_work *work)
 {
     for (int j = 0; j < CL_NGRID; j++) {
         double s = 0.0;
         for (size_t i = 0; i < c->nq; i++) {
-            double F = storq_cl_product_form_cdf(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
-                                           c->xgrid[j]);
+            double F = storq_cl_product_form_cdf_w(cav, (unsigned)c->qk[i], (unsigned)c->m,
+                                                   &c->cdist, c->xgrid[j], work);
             s += c->qw[i] * F;
             ccls[cl_class_of(c, c->qk[i]) * CL_NGRID + (size_t)j] += c->qw[i] * F;
         }
@@ -114,17 +137,33 @@ static void cl_product_form_ccdfs(const cl_ctx *c, const cl_cavity *cav, const d
 static int cl_theory_product_form(const cl_ctx *c, const cl_cavity *cav, storq_theory *out,
                                   storq_error *err)
 {
-    double *buf = malloc(sizeof *buf * (CL_NGRID + 2 * c->nclass + c->nq + 1));
+    double *buf = malloc(sizeof *buf * (CL_NGRID + 2 * c->nclass + 2 * c->nq + 1));
     double *ccls = calloc(c->nclass * CL_NGRID, sizeof *ccls);
+    uint64_t *keys = malloc((c->nq + 1) * sizeof *keys);
     int rc = STORQ_OK;
-    if (!buf || !ccls) {
+    if (!buf || !ccls || !keys) {
         rc = STORQ_RUNTIME_FAIL(err, "out of memory");
         goto done;
     }
     double *pf = buf, *cmean = pf + CL_NGRID, *cw = cmean + c->nclass, *kmean = cw + c->nclass;
+    double *waits = kmean + c->nq;
     double mean = 0.0;
+    cl_pf_work work = {0, CL_PF_WORK_MAX};
+    /* one wait per key (at most 2m - 1 of them), not per k (up to 4096): the same numbers */
+    size_t nkeys = 0;
     for (size_t i = 0; i < c->nq; i++) {
-        kmean[i] = storq_cl_product_form_mean(cav, (unsigned)c->qk[i], (unsigned)c->m, &c->cdist);
+        uint64_t key = cl_wait_key((uint64_t)c->qk[i], c->m);
+        size_t j = 0;
+        while (j < nkeys && keys[j] != key)
+            j++;
+        if (j == nkeys) {
+            keys[nkeys++] = key;
+            waits[j] = storq_cl_product_form_wait(cav, (unsigned)c->qk[i], (unsigned)c->m,
+                                                  &c->cdist, &work);
+        }
+        kmean[i] = storq_cl_product_form_base((unsigned)c->qk[i], (unsigned)c->m, &c->cdist,
+                                              cav->mu) +
+                   waits[j];
         mean += c->qw[i] * kmean[i];
     }
     for (size_t j = 0; j < c->nclass; j++)
@@ -134,9 +173,13 @@ static int cl_theory_product_form(const cl_ctx *c, const cl_cavity *cav, storq_t
         cmean[ci] += c->qw[i] * kmean[i];
         cw[ci] += c->qw[i];
     }
-    cl_product_form_ccdfs(c, cav, cw, pf, ccls);
+    cl_product_form_ccdfs(c, cav, cw, pf, ccls, &work);
     for (size_t j = 0; j < c->nclass; j++)
         cmean[j] = cw[j] > 0 ? cmean[j] / cw[j] : NAN;
+    if (work.used > work.max) {
+        cl_warn_work(c, cav, "the product-form figure (product_form_*)");
+        goto done;
+    }
 
     char gname[STORQ_NAME_MAX], desc[512];
     if ((rc = storq_theory_add(out, "product_form_class_ccdf", "1",
@@ -172,6 +215,7 @@ static int cl_theory_product_form(const cl_ctx *c, const cl_cavity *cav, storq_t
 done:
     free(buf);
     free(ccls);
+    free(keys);
     return rc;
 }
 
@@ -196,9 +240,15 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
     double *sc = low + c->nclass;
     /* E[max of m cavity workloads] and E[V]: the product-form means at k = m and k = 1 minus
      * E[c]/mu (a request of k <= m blocks waits c/mu after the largest of k workloads) */
-    double maxm = storq_cl_product_form_mean(cav, (unsigned)c->m, (unsigned)c->m, &c->cdist) -
-                  c->Ec / c->mu;
-    double ev = storq_cl_product_form_mean(cav, 1, (unsigned)c->m, &c->cdist) - c->Ec / c->mu;
+    cl_pf_work work = {0, CL_PF_WORK_MAX};
+    unsigned m = (unsigned)c->m;
+    double maxm = storq_cl_product_form_base(m, m, &c->cdist, cav->mu) +
+                  storq_cl_product_form_wait(cav, m, m, &c->cdist, &work) - c->Ec / c->mu;
+    double ev = storq_cl_product_form_base(1, m, &c->cdist, cav->mu) +
+                storq_cl_product_form_wait(cav, 1, m, &c->cdist, &work) - c->Ec / c->mu;
+    if (work.used > work.max) /* NaN: the linear regime and the linear lower bound */
+        cl_warn_work(c, cav, "E[V] and E[max of m cavity workloads] (linear regime, "
+                     "linear_lower_class_mean)");
     double rmean = 0.0, imean = 0.0;
     for (size_t i = 0; i < c->nq; i++) {
         double k = (double)c->qk[i];
@@ -265,10 +315,37 @@ done:
     return rc;
 }
 
+/* The blocks law's table and sum are capped (cavity.c): a size law past them is refused here,
+ * before anything is written, with what it would take and what to change. */
+static int cl_check_blocks(const cl_ctx *c, storq_error *err)
+{
+    cl_blocks_size b;
+    if (storq_cl_cavity_blocks_fit(&c->size, (unsigned)c->m, &b))
+        return STORQ_OK;
+    /* the largest file the caps allow on these servers, and for geom the P that stays within */
+    double kfit = fmin(b.xmax_cap * (double)c->m, b.terms_cap + (double)c->size.min - 1);
+    char hint[96] = "";
+    if (c->size.kind == STORQ_DDIST_GEOM)
+        snprintf(hint, sizeof hint, " (geom:P with P >= %.3g)", -expm1(log(1e-15) / kfit));
+    /* more servers shorten X, not the sum over k */
+    const char *more_m = b.terms <= b.terms_cap ? ", or more servers (--m)" : "";
+    return storq_fail(err, STORQ_ERR_USAGE,
+                      "--size: '%s' (mean %.4g chunks) has files of up to %.4g chunks%s; the "
+                      "cavity queue's law of the blocks a request asks of one of %llu servers "
+                      "would need %.4g values (%.3g GB) and a sum of %.4g terms, past its caps of "
+                      "%.0f values and %.0f terms: give a size law with files of at most %.4g "
+                      "chunks%s%s",
+                      c->size.spec, c->size.mean, b.kmax,
+                      c->size.kind == STORQ_DDIST_GEOM ? " (where P(k > K) < 1e-15)" : "",
+                      (unsigned long long)c->m, b.xmax + 1, (b.xmax + 1) * 8 / 1e9, b.terms,
+                      b.xmax_cap, b.terms_cap, kfit, hint, more_m);
+}
+
 int storq_cl_theory_check(const cl_ctx *c, storq_error *err)
 {
     if (!(c->rho < 1.0) || c->m > 4294967295ULL) /* no theory: nothing to hold */
         return STORQ_OK;
+    STORQ_TRY(cl_check_blocks(c, err));
     char what[160];
     snprintf(what, sizeof what, "--size/--m/--chunk_dist: the cavity queue of %llu servers",
              (unsigned long long)c->m);

@@ -10,6 +10,7 @@
 
 #include "driver.h"
 #include "h5_info.h"
+#include "h5_library.h"
 #include "h5_merge.h"
 #include "help.h"
 #include "interrupt.h"
@@ -295,6 +296,7 @@ static int cmd_run(int argc, char **argv)
         storq_run_spec_free(&spec);
         return rc;
     }
+    storq_h5_library_start(); /* before MPI: HDF5 ends when storq ends it (h5_library.h) */
     int rank, provided = storq_mpi_session_start();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* failures reach storq's path */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -322,6 +324,7 @@ static int cmd_run(int argc, char **argv)
     if (rc && (rank == 0 || (!root_has && err.code)))
         report_error(&err, !parsed);
     storq_run_spec_free(&spec);
+    storq_h5_library_end();
     storq_mpi_session_end();
     return rc;
 }
