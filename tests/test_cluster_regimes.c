@@ -116,6 +116,25 @@ static void test_log_regime(void)
     CHECK(prev <= 1e-3);
 }
 
+static void test_log_regime_domain(void)
+{
+    /* exponential chunks at a light load (M/M/1 cavity queue: theta = s - l, C = l/s): for small
+     * C k the Gumbel limit would put the mean below c/mu, even below 0; it is NaN there, and at
+     * and above C k = e^{-gamma_E} at least c/mu and increasing in k */
+    const double C = 0.01, th = 0.99;
+    const double k0 = exp(-0.57721566490153286061) / C; /* about 56.1 */
+    CHECK(isnan(storq_cl_log_regime_mean(1.0, 1.0, th, C, 1)));
+    CHECK(isnan(storq_cl_log_regime_mean(1.0, 1.0, th, C, 56)));
+    double prev = storq_cl_log_regime_mean(1.0, 1.0, th, C, 57);
+    CHECK(prev >= 1.0 && prev < 1.0 + 0.02);
+    for (double k = 58; k <= 1e4; k *= 1.5) {
+        double v = storq_cl_log_regime_mean(1.0, 1.0, th, C, k);
+        CHECK(v > prev);
+        prev = v;
+    }
+    printf("measured: log regime domain starts at k = %.2f (C = %g)\n", k0, C);
+}
+
 static void test_linear_regime_and_isolation(void)
 {
     /* det chunks c = 2, mu = 1.25, m = 10, k = 30 (q = 3, k' = 0): X = 3 always */
@@ -167,6 +186,7 @@ int main(void)
     test_tail_against_solver();
     double t1 = cpu();
     test_log_regime();
+    test_log_regime_domain();
     double t2 = cpu();
     test_linear_regime_and_isolation();
     printf("measured: CPU seconds: tails %.2f, log regime %.2f, linear and isolation %.2f\n", t1 - t0,

@@ -86,7 +86,8 @@ double storq_cl_cavity_mm1_cdf(double lambda_eff, double service_rate, double w)
  * moment (pareto) or rho >= 1. */
 int storq_cl_lundberg(double lambda, double mu, const double *px, size_t xmax,
                       const storq_dist *chunk, double *theta, double *C);
-/* k <= m: E[c]/mu + (ln(C k) + gamma_E)/theta, the Gumbel asymptote of the product-form mean. */
+/* k <= m: E[c]/mu + (ln(C k) + gamma_E)/theta, the Gumbel asymptote of the product-form mean;
+ * NaN where C k < e^{-gamma_E} (outside the limit's domain: it would fall below E[c]/mu). */
 double storq_cl_log_regime_mean(double Ec, double mu, double theta, double C, double k);
 /* k > m: E[c] k/(m mu) + E[max of m cavity workloads]. */
 double storq_cl_linear_regime_mean(double Ec, double mu, double max_m_workload, unsigned m,

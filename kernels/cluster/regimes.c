@@ -142,7 +142,11 @@ int storq_cl_lundberg(double lambda, double mu, const double *px, size_t xmax,
 
 double storq_cl_log_regime_mean(double Ec, double mu, double theta, double C, double k)
 {
-    return Ec / mu + (log(C * k) + EULER_GAMMA) / theta;
+    /* the Gumbel limit needs the largest of k workloads to lie in their exponential tail; where
+     * C k < e^{-gamma_E} it is most likely 0 (a light load, small k) and the limit would put the
+     * mean below c/mu, even below 0: outside its domain, NaN */
+    const double gumbel = log(C * k) + EULER_GAMMA;
+    return gumbel >= 0.0 ? Ec / mu + gumbel / theta : NAN;
 }
 
 double storq_cl_linear_regime_mean(double Ec, double mu, double max_m_workload, unsigned m,

@@ -280,7 +280,8 @@ static int cl_theory_regimes(const cl_ctx *c, const cl_cavity *cav, storq_theory
     if ((rc = storq_theory_add(out, "regime_mean", "time",
                                "the regimes' asymptotes over the size law: k <= m (logarithmic) "
                                "E[c]/mu + (ln(C k) + gamma_E)/theta, the Gumbel mean of the max "
-                               "of k cavity workloads; k > m (linear) E[c] k/(m mu) + E[max of m "
+                               "of k cavity workloads (NaN where C k < e^-gamma_E: outside the "
+                               "limit's domain); k > m (linear) E[c] k/(m mu) + E[max of m "
                                "cavity workloads]",
                                "", &sc[0], 1, err)) ||
         (rc = storq_theory_add(out, "regime_class_mean", "time",
