@@ -38,13 +38,21 @@ static int check_run(checker *c)
         return chk_bad(c, "/", "attribute replications is 0");
     shape s;
     STORQ_TRY(chk_expect_dataset(c, c->file, STORQ_SCHEMA_CONFIG_PATH, 's', 0, &s));
-    /* The run's record of its units: read by storq info, copied by storq merge. */
-    if (storq_h5u_has_link(c->file, STORQ_SCHEMA_UNITS_PATH))
-        STORQ_TRY(chk_expect_dataset(c, c->file, STORQ_SCHEMA_UNITS_PATH, 'c', 1, &s));
-    if (storq_h5u_has_link(c->file, STORQ_SCHEMA_SESSIONS_PATH))
-        STORQ_TRY(chk_expect_dataset(c, c->file, STORQ_SCHEMA_SESSIONS_PATH, 'c', 1, &s));
-    if (storq_h5u_has_link(c->file, STORQ_SCHEMA_RANKS_PATH))
-        STORQ_TRY(chk_expect_dataset(c, c->file, STORQ_SCHEMA_RANKS_PATH, 'c', 1, &s));
+    /* The run's record of its units: read by storq info, copied by storq merge (not by a
+     * salvage, where a damaged record is only noted). */
+    const char *const records[] = {STORQ_SCHEMA_UNITS_PATH, STORQ_SCHEMA_SESSIONS_PATH,
+                                   STORQ_SCHEMA_RANKS_PATH};
+    for (size_t i = 0; i < sizeof records / sizeof records[0]; i++) {
+        if (!storq_h5u_has_link(c->file, records[i]))
+            continue;
+        int rc = chk_expect_dataset(c, c->file, records[i], 'c', 1, &s);
+        if (rc && !c->salvage)
+            return rc;
+        if (rc) {
+            memset(c->err, 0, sizeof *c->err);
+            c->run_damaged = 1;
+        }
+    }
     return STORQ_OK;
 }
 
@@ -516,7 +524,13 @@ int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
 int storq_h5_check_file_here(hid_t file, const char *path, const char *label, storq_h5_checked *out,
                              storq_error *err)
 {
-    checker c = {.file = file, .path = path, .label = label, .err = err};
+    return storq_h5_check_file_mode_here(file, path, label, 0, out, err);
+}
+
+int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *label, int salvage,
+                                  storq_h5_checked *out, storq_error *err)
+{
+    checker c = {.file = file, .path = path, .label = label, .err = err, .salvage = salvage};
     storq_h5_checked found = {0};
     int rc = file_size(&c);
     if (!rc)
@@ -526,6 +540,7 @@ int storq_h5_check_file_here(hid_t file, const char *path, const char *label, st
     if (!rc)
         rc = check_index(&c, &found.index_crc);
     found.npoints = c.nrows;
+    found.run_records_damaged = c.run_damaged;
     if (!rc)
         rc = check_groups(&c, "/" STORQ_SCHEMA_POINTS, 1, &found.checksummed, &found.unreadable);
     if (!rc && storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))

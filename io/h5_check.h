@@ -29,6 +29,7 @@ typedef struct storq_h5_checked {
     uint32_t index_crc; /* of /points/index's columns: the inputs of a merge must agree */
     size_t checksummed; /* complete points whose checksums were verified (older files have none) */
     size_t unreadable;  /* point groups HDF5 cannot open (no reader uses them) */
+    int run_records_damaged; /* salvage checks only: /run's records cannot be read */
 } storq_h5_checked;
 
 /* Check the open file (which passed storq_schema_check). label prefixes messages ("merge",
@@ -43,6 +44,18 @@ int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h
 /* The same check in this process (what the child runs). */
 int storq_h5_check_file_here(hid_t file, const char *path, const char *label,
                              storq_h5_checked *out, storq_error *err);
+
+/* The check for --resume's salvage, which copies the root, /run/config, the index and the
+ * complete points into a new file and none of /run's records: those (/run's own header and
+ * attributes, /run/units, /run/ranks, /run/sessions) may be unreadable (a write cut short while
+ * they were flushed), and out->run_records_damaged then says so; everything else is checked as
+ * above. Guarded like storq_h5_check_file. */
+int storq_h5_check_file_salvage(hid_t file, const char *path, const char *label,
+                                storq_h5_checked *out, storq_error *err);
+
+/* Either check in this process: salvage 1 is storq_h5_check_file_salvage's. */
+int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *label, int salvage,
+                                  storq_h5_checked *out, storq_error *err);
 
 /* --resume, after storq_h5_check_file and the comparison of the runs' descriptions:
  * /points/index holds exactly the points of the run being resumed (names, types and values of

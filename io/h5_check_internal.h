@@ -30,6 +30,8 @@ typedef struct checker {
     size_t nrows;
     int ncols;
     column *cols;
+    int salvage;     /* --resume's salvage: /run's records may be unreadable (h5_check.h) */
+    int run_damaged; /* and some were: /run's header, units, ranks or sessions */
 } checker;
 
 /* What a dataset or attribute is: class ('f', 'i' signed, 'u' unsigned, 's' string,

@@ -297,8 +297,21 @@ static herr_t check_link(hid_t g, const char *name, const H5L_info_t *info, void
         return 0;
     H5O_info_t oi;
     if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0) {
-        chk_bad(c, where, "cannot be read: the file is damaged");
-        return 1;
+        H5Eclear2(H5E_DEFAULT);
+        /* A salvage copies none of /run's records: their damage is noted, not fatal. /run
+         * itself is still walked (its config must pass), its header being unreadable. */
+        if (c->salvage && w->depth == 0 && !strcmp(name, STORQ_SCHEMA_RUN))
+            oi.type = H5O_TYPE_GROUP;
+        else if (c->salvage && w->depth == 1 && !strcmp(w->path, "/" STORQ_SCHEMA_RUN) &&
+                 (!strcmp(name, STORQ_SCHEMA_UNITS) || !strcmp(name, STORQ_SCHEMA_RANKS) ||
+                  !strcmp(name, STORQ_SCHEMA_SESSIONS))) {
+            c->run_damaged = 1;
+            return 0;
+        } else {
+            chk_bad(c, where, "cannot be read: the file is damaged");
+            return 1;
+        }
+        c->run_damaged = 1;
     }
     if (oi.type != H5O_TYPE_GROUP)
         return 0;

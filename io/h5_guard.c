@@ -134,22 +134,35 @@ int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FI
 typedef struct check_args {
     hid_t file;
     const char *path, *label;
+    int salvage;
 } check_args;
 
 static int check_here(void *ctx, void *result, storq_error *err)
 {
     const check_args *a = ctx;
-    return storq_h5_check_file_here(a->file, a->path, a->label, result, err);
+    return storq_h5_check_file_mode_here(a->file, a->path, a->label, a->salvage, result, err);
 }
 
-int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
-                        storq_error *err)
+static int check_guarded(hid_t file, const char *path, const char *label, int salvage,
+                         storq_h5_checked *out, storq_error *err)
 {
-    check_args a = {file, path, label};
+    check_args a = {file, path, label, salvage};
     storq_h5_checked found;
     memset(&found, 0, sizeof found);
     int rc = storq_h5_guard(check_here, &a, &found, sizeof found, NULL, label, path, err);
     if (!rc && out)
         *out = found;
     return rc;
+}
+
+int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
+                        storq_error *err)
+{
+    return check_guarded(file, path, label, 0, out, err);
+}
+
+int storq_h5_check_file_salvage(hid_t file, const char *path, const char *label,
+                                storq_h5_checked *out, storq_error *err)
+{
+    return check_guarded(file, path, label, 1, out, err);
 }

@@ -30,6 +30,7 @@ typedef struct merge_input {
     size_t complete, interrupted; /* point groups with and without status "complete" */
     size_t checkpointed;          /* unfinished points with a checkpoint (never copied) */
     uint32_t index_crc;           /* of its /points/index: every input's must be the same */
+    int records_damaged;          /* a salvage's input whose /run records cannot be read */
 } merge_input;
 
 typedef struct merge {
@@ -37,6 +38,7 @@ typedef struct merge {
     size_t n, npoints;     /* inputs; points of the run (the first input says how many) */
     size_t *owner;         /* per point: 1 + the input that holds it, 0 when none does */
     unsigned char *state;  /* per point, of the input being read: see storq_h5_run_scan_points */
+    int salvage;           /* storq_h5_merge_salvage: /run's records may be unreadable */
 } merge;
 
 static void merge_free(merge *m)
@@ -102,9 +104,13 @@ static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
 {
     merge_input *in = &m->in[i];
     storq_h5_checked checked;
-    STORQ_TRY(storq_h5_check_file(file, in->path, "merge", &checked, err));
+    if (m->salvage)
+        STORQ_TRY(storq_h5_check_file_salvage(file, in->path, "merge", &checked, err));
+    else
+        STORQ_TRY(storq_h5_check_file(file, in->path, "merge", &checked, err));
     STORQ_TRY(storq_h5_run_read(file, &in->run, err));
     in->index_crc = checked.index_crc;
+    in->records_damaged = checked.run_records_damaged;
     if (i == 0) {
         m->npoints = in->run.npoints;
         m->owner = calloc(m->npoints + 1, sizeof *m->owner);
@@ -204,6 +210,22 @@ static const char *earliest_created(const merge *m)
     return c ? c : "";
 }
 
+/* A salvage of a file whose /run records cannot be read: a new /run (sized as the writer makes
+ * it) with the old /run/config only; the sessions that follow start a new record. */
+static int copy_config_only(const merge *m, hid_t src, hid_t out, storq_error *err)
+{
+    hid_t run;
+    STORQ_TRY(storq_h5u_create_sized_group(out, STORQ_SCHEMA_RUN, STORQ_H5_RUN_HEADER_LINKS, 24,
+                                           &run, err));
+    herr_t rc = H5Ocopy(src, STORQ_SCHEMA_CONFIG_PATH, run, STORQ_SCHEMA_CONFIG, H5P_DEFAULT,
+                        H5P_DEFAULT);
+    H5Gclose(run);
+    if (rc < 0)
+        return storq_h5u_fail(err, out, "cannot copy " STORQ_SCHEMA_CONFIG_PATH " from %s",
+                              m->in[0].path);
+    return STORQ_OK;
+}
+
 /* The first input's root, but the merge's command line and the earliest creation time, and no
  * task attributes: OUT describes the whole run (docs/hdf5-schema.md). */
 static int write_root(const merge *m, hid_t src, hid_t out, const char *command_line,
@@ -218,7 +240,9 @@ static int write_root(const merge *m, hid_t src, hid_t out, const char *command_
     STORQ_TRY(storq_h5u_attr_string(out, STORQ_SCHEMA_ATTR_COMMAND_LINE, command_line, err));
     STORQ_TRY(storq_utf8_raw_attr(out, STORQ_SCHEMA_ATTR_COMMAND_LINE, command_line, err));
     STORQ_TRY(storq_h5u_attr_string(out, STORQ_SCHEMA_ATTR_CREATED, earliest_created(m), err));
-    if (H5Ocopy(src, STORQ_SCHEMA_RUN, out, STORQ_SCHEMA_RUN, H5P_DEFAULT, H5P_DEFAULT) < 0)
+    if (m->in[0].records_damaged)
+        STORQ_TRY(copy_config_only(m, src, out, err));
+    else if (H5Ocopy(src, STORQ_SCHEMA_RUN, out, STORQ_SCHEMA_RUN, H5P_DEFAULT, H5P_DEFAULT) < 0)
         return storq_h5u_fail(err, out, "cannot copy /" STORQ_SCHEMA_RUN " from %s",
                               m->in[0].path);
     hid_t points;
@@ -403,8 +427,9 @@ static void report_inputs(const merge *m, FILE *report)
     }
 }
 
-int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
-                   const char *command_line, FILE *report, storq_error *err)
+static int merge_files(const char *out_path, char *const *inputs, size_t ninputs,
+                       const char *command_line, FILE *report, int salvage,
+                       int *records_lost, storq_error *err)
 {
     storq_h5u_quiet();
     if (ninputs == 0)
@@ -413,7 +438,7 @@ int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
     char *partial = storq_partial_name(out_path);
     if (!partial)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
-    merge m = {.n = ninputs};
+    merge m = {.n = ninputs, .salvage = salvage};
     int rc = check_paths(out_path, partial, inputs, ninputs, err);
     if (!rc)
         rc = collect(&m, inputs, err);
@@ -443,7 +468,22 @@ int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
                         m.npoints - missing == 1 ? "The other" : "The", m.npoints - missing,
                         m.npoints - missing == 1 ? "is" : "others are", partial, out_path);
     }
+    if (records_lost)
+        *records_lost = m.in && m.in[0].records_damaged;
     merge_free(&m);
     free(partial);
     return rc;
+}
+
+int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
+                   const char *command_line, FILE *report, storq_error *err)
+{
+    return merge_files(out_path, inputs, ninputs, command_line, report, 0, NULL, err);
+}
+
+int storq_h5_merge_salvage(const char *out_path, char *input, const char *command_line,
+                           FILE *report, int *records_lost, storq_error *err)
+{
+    char *inputs[1] = {input};
+    return merge_files(out_path, inputs, 1, command_line, report, 1, records_lost, err);
 }

@@ -15,4 +15,11 @@
 int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
                    const char *command_line, FILE *report, storq_error *err);
 
+/* --resume's salvage (io/h5_writer.c): the complete points of one partial file into OUT, as above,
+ * where the file's /run records (/run's header and attributes, /run/units, /run/ranks,
+ * /run/sessions) may be unreadable (storq_h5_check_file_salvage): then OUT's /run holds the
+ * config only and *records_lost is 1. */
+int storq_h5_merge_salvage(const char *out_path, char *input, const char *command_line,
+                           FILE *report, int *records_lost, storq_error *err);
+
 #endif

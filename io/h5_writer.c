@@ -155,16 +155,14 @@ static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_
     return write_task_attrs(file, meta, err);
 }
 
-#define RUN_HEADER_LINKS 16
-
 static int write_config(hid_t file, const char *text, storq_error *err)
 {
     hid_t run;
     /* Its header has room ahead for what each session's end adds (the units, ranks and sessions
      * tables, nine attributes; tests/test_h5_units.c checks they fit): written in place, a write
      * cut short there cannot leave /run unreadable (see storq_h5u_create_sized_group). */
-    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, RUN_HEADER_LINKS, 24, &run,
-                                           err));
+    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, STORQ_H5_RUN_HEADER_LINKS, 24,
+                                           &run, err));
     int rc = storq_h5u_write_string(run, STORQ_SCHEMA_CONFIG, text, err);
     hid_t d = rc ? -1 : H5Dopen2(run, STORQ_SCHEMA_CONFIG, H5P_DEFAULT);
     if (!rc) /* a trace path that is not UTF-8: the text is escaped, its bytes kept beside */
@@ -445,15 +443,19 @@ static int refuse(storq_error *err, const char *partial, const char *what)
                       partial, what);
 }
 
+/* *lost: /run's records (its header, units, ranks, sessions) cannot be read; the run is proved
+ * the same all the same, by the root's attributes, /run/config and the index. */
 static int check_same_run(hid_t file, const char *partial, const storq_run_meta *meta,
                           const storq_model *model, const storq_params *points, size_t npoints,
-                          storq_error *err)
+                          int *lost, storq_error *err)
 {
     storq_h5_run there, here = {.seed = meta->seed, .replications = meta->replications,
                                 .npoints = npoints};
+    storq_h5_checked checked;
     STORQ_TRY(storq_schema_check(file, partial, "--resume", STORQ_SCHEMA_READ, NULL, err));
     /* Nothing of the file is used before it passed the readers' checks. */
-    STORQ_TRY(storq_h5_check_file(file, partial, "--resume", NULL, err));
+    STORQ_TRY(storq_h5_check_file_salvage(file, partial, "--resume", &checked, err));
+    *lost = checked.run_records_damaged;
     STORQ_TRY(storq_h5_run_read(file, &there, err));
     here.model = strdup(model->name);
     here.config = storq_utf8_escape(meta->config_text); /* as stored */
@@ -511,7 +513,8 @@ static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
     memset(err, 0, sizeof *err);
-    close_file(f->file, 0);
+    if (f->file >= 0) /* not open when only /run's records are damaged */
+        close_file(f->file, 0);
     f->file = -1;
     size_t len = strlen(f->partial_path) + sizeof ".damaged";
     char *damaged = malloc(len);
@@ -527,8 +530,9 @@ static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
     fprintf(stderr, "storq: --resume: %s was left damaged by a write cut short (%s); its complete "
             "points go to a new %s\n", f->partial_path, why, f->partial_path);
     storq_error merge_err = {0};
-    char *inputs[1] = {damaged};
-    int merged = storq_h5_merge(f->final_path, inputs, 1, meta->command_line, stderr, &merge_err);
+    int lost = 0;
+    int merged = storq_h5_merge_salvage(f->final_path, damaged, meta->command_line, stderr, &lost,
+                                        &merge_err);
     if (merged == STORQ_OK) /* every point was complete: back to the partial, to finish as usual */
         rename(f->final_path, f->partial_path);
     int rc = STORQ_OK;
@@ -538,6 +542,11 @@ static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
                         "copying its complete points: %s); --force starts over", f->partial_path,
                         why, merge_err.msg);
     } else {
+        if (lost)
+            fprintf(stderr, "storq: warning: --resume: the record of the earlier sessions of %s "
+                    "(/run/units, /run/ranks, /run/sessions, /run's attributes) could not be "
+                    "read and is not carried over: the record starts again with this session, "
+                    "numbered 0\n", f->partial_path);
         unlink(damaged);
         rc = open_partial(f, err);
         if (!rc)
@@ -571,12 +580,13 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
                         f->partial_path, strerror(errno));
     /* Checked read-only first: a refused --resume leaves the partial exactly as it was (HDF5
      * writes a file it closes after opening it for writing, even when nothing changed). */
-    int checked = 0, same = STORQ_OK;
+    int checked = 0, same = STORQ_OK, lost = 0;
     if (!rc) {
         hid_t ro = H5Fopen(f->partial_path, H5F_ACC_RDONLY, H5P_DEFAULT);
         if (ro >= 0) {
-            same = check_same_run(ro, f->partial_path, meta, model, points, npoints, err);
+            same = check_same_run(ro, f->partial_path, meta, model, points, npoints, &lost, err);
             checked = 1;
+            lost = same == STORQ_OK && lost; /* salvaged only once proved the same run */
             H5Fclose(ro);
             H5Eclear2(H5E_DEFAULT);
         }
@@ -585,11 +595,11 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
      * file of this run (a runtime error) is salvaged below */
     if (!rc && same != STORQ_OK && same != STORQ_ERR_RUNTIME)
         rc = same;
-    if (!rc)
+    if (!rc && !lost) /* a file whose /run records are damaged is not opened for writing */
         rc = open_partial(f, err);
-    if (!rc) {
+    if (!rc && !lost) {
         rc = checked ? same : check_same_run(f->file, f->partial_path, meta, model, points,
-                                             npoints, err);
+                                             npoints, &lost, err);
         if (rc == STORQ_ERR_RUNTIME) { /* not another run's file: a damaged one */
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
@@ -603,11 +613,14 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
      * close the file at all (a crash at MPI_Finalize). The complete points are copied into a new
      * partial instead (salvage); nothing of the old file is modified. */
     int unfinished = 0;
-    if (!rc)
+    if (!rc && !lost)
         rc = storq_h5_run_scan_points(f->file, npoints, done, 0, err);
     for (size_t p = 0; !rc && p < npoints; p++)
         unfinished |= done[p] == 2;
-    if (!rc && unfinished) {
+    if (!rc && lost) { /* the same run, but /run's records cannot be read (nor rewritten) */
+        storq_fail(err, STORQ_ERR_RUNTIME, "/run's records cannot be read");
+        rc = salvage(f, meta, npoints, done, err);
+    } else if (!rc && unfinished) {
         storq_fail(err, STORQ_ERR_RUNTIME, "a point group left unfinished by a write cut short");
         rc = salvage(f, meta, npoints, done, err);
     } else if (!rc) { /* no unfinished point: now tidy the checkpoints a kill left */
