@@ -162,7 +162,10 @@ int chk_expect_dataset(checker *c, hid_t loc, const char *name, char cls, int ra
 {
     char where[600], lname[512];
     chk_object_name(loc, lname, sizeof lname);
-    snprintf(where, sizeof where, "%s/%s", strcmp(lname, "/") ? lname : "", name);
+    if (name[0] == '/') /* an absolute path names itself */
+        snprintf(where, sizeof where, "%s", name);
+    else
+        snprintf(where, sizeof where, "%s/%s", strcmp(lname, "/") ? lname : "", name);
     H5O_info_t info;
     if (!storq_h5u_has_link(loc, name) || H5Oget_info_by_name(loc, name, &info, H5P_DEFAULT) < 0 ||
         info.type != H5O_TYPE_DATASET)
