@@ -527,8 +527,9 @@ static int salvage(storq_h5_file *f, const storq_run_meta *meta, size_t npoints,
         free(damaged);
         return rc;
     }
-    fprintf(stderr, "storq: --resume: %s was left damaged by a write cut short (%s); its complete "
-            "points go to a new %s\n", f->partial_path, why, f->partial_path);
+    fprintf(stderr, "storq: --resume: %s is damaged (%s: a write cut short, or damage from "
+            "elsewhere); its complete points go to a new %s\n", f->partial_path, why,
+            f->partial_path);
     storq_error merge_err = {0};
     int lost = 0;
     int merged = storq_h5_merge_salvage(f->final_path, damaged, meta->command_line, stderr, &lost,
