@@ -215,8 +215,7 @@ static const char *earliest_created(const merge *m)
 static int copy_config_only(const merge *m, hid_t src, hid_t out, storq_error *err)
 {
     hid_t run;
-    STORQ_TRY(storq_h5u_create_sized_group(out, STORQ_SCHEMA_RUN, STORQ_H5_RUN_HEADER_LINKS, 24,
-                                           &run, err));
+    STORQ_TRY(storq_h5_run_group_create(out, &run, err));
     herr_t rc = H5Ocopy(src, STORQ_SCHEMA_CONFIG_PATH, run, STORQ_SCHEMA_CONFIG, H5P_DEFAULT,
                         H5P_DEFAULT);
     H5Gclose(run);

@@ -54,6 +54,13 @@ static int read_task(hid_t file, storq_h5_run *run, storq_error *err)
     return STORQ_OK;
 }
 
+int storq_h5_run_group_create(hid_t file, hid_t *run, storq_error *err)
+{
+    /* room for 16 links (config, then the tables a session adds) of names up to 24 characters;
+     * tests/test_h5_units.c checks what a session writes fits */
+    return storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, 16, 24, run, err);
+}
+
 int storq_h5_run_read(hid_t file, storq_h5_run *run, storq_error *err)
 {
     memset(run, 0, sizeof *run);

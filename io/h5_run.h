@@ -17,6 +17,11 @@ typedef struct storq_h5_run {
     size_t task_index, task_count; /* 0 and 1 when the file holds the whole run */
 } storq_h5_run;
 
+/* Create /run in a new file, its header sized ahead for what each session's end adds (the units,
+ * ranks and sessions tables, their attributes): written in place, a write cut short there cannot
+ * leave /run unreadable (see storq_h5u_create_sized_group). The writer and a salvage make it. */
+int storq_h5_run_group_create(hid_t file, hid_t *run, storq_error *err);
+
 /* Read the run of an open file that passed storq_schema_check. */
 int storq_h5_run_read(hid_t file, storq_h5_run *run, storq_error *err);
 void storq_h5_run_free(storq_h5_run *run);

@@ -70,8 +70,6 @@ int storq_h5u_create_group(hid_t loc, const char *name, hid_t *out, storq_error 
 #define STORQ_H5U_SIZED_LINKS_MAX 4096
 int storq_h5u_create_sized_group(hid_t loc, const char *name, size_t nlinks, size_t name_len,
                                  hid_t *out, storq_error *err);
-/* /run's links room (config, then the units, ranks and sessions tables a session adds). */
-#define STORQ_H5_RUN_HEADER_LINKS 16
 
 /* Objects made before they are linked (a point is built bottom up, see io/h5_writer.c): an
  * anonymous group of a point (the point's own, its observables...) whose links and attributes

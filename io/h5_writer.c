@@ -158,11 +158,7 @@ static int write_root_attrs(hid_t file, const storq_run_meta *meta, const storq_
 static int write_config(hid_t file, const char *text, storq_error *err)
 {
     hid_t run;
-    /* Its header has room ahead for what each session's end adds (the units, ranks and sessions
-     * tables, nine attributes; tests/test_h5_units.c checks they fit): written in place, a write
-     * cut short there cannot leave /run unreadable (see storq_h5u_create_sized_group). */
-    STORQ_TRY(storq_h5u_create_sized_group(file, STORQ_SCHEMA_RUN, STORQ_H5_RUN_HEADER_LINKS, 24,
-                                           &run, err));
+    STORQ_TRY(storq_h5_run_group_create(file, &run, err)); /* room ahead for each session's end */
     int rc = storq_h5u_write_string(run, STORQ_SCHEMA_CONFIG, text, err);
     hid_t d = rc ? -1 : H5Dopen2(run, STORQ_SCHEMA_CONFIG, H5P_DEFAULT);
     if (!rc) /* a trace path that is not UTF-8: the text is escaped, its bytes kept beside */

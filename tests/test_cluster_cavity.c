@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "cluster/cavity.h"
+#include "cluster_laws.h"
 #include "distribution.h"
 #include "rng.h"
 
@@ -21,28 +22,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static storq_dist cdist(const char *spec)
-{
-    storq_dist d;
-    storq_error err;
-    if (storq_dist_parse(spec, "chunk", &d, &err) != STORQ_OK) {
-        fprintf(stderr, "cannot parse %s\n", spec);
-        exit(2);
-    }
-    return d;
-}
-
-static storq_ddist ddist(const char *spec)
-{
-    storq_ddist d;
-    storq_error err;
-    if (storq_ddist_parse(spec, "size", &d, &err) != STORQ_OK) {
-        fprintf(stderr, "cannot parse %s\n", spec);
-        exit(2);
-    }
-    return d;
 }
 
 static void moments(const double *px, size_t xmax, double *m0, double *m1, double *m2)

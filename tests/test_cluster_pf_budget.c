@@ -9,25 +9,8 @@
 
 #include "check.h"
 #include "cluster/cavity.h"
+#include "cluster_laws.h"
 #include "distribution.h"
-
-static storq_dist cdist(const char *spec)
-{
-    storq_dist d;
-    storq_error err;
-    if (storq_dist_parse(spec, "chunk", &d, &err) != STORQ_OK)
-        exit(2);
-    return d;
-}
-
-static storq_ddist ddist(const char *spec)
-{
-    storq_ddist d;
-    storq_error err;
-    if (storq_ddist_parse(spec, "size", &d, &err) != STORQ_OK)
-        exit(2);
-    return d;
-}
 
 static void test_split_and_budget(void)
 {

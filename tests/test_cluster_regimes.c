@@ -15,18 +15,8 @@
 
 #include "check.h"
 #include "cluster/cavity.h"
+#include "cluster_laws.h"
 #include "distribution.h"
-
-static storq_dist cdist(const char *spec)
-{
-    storq_dist d;
-    storq_error err;
-    if (storq_dist_parse(spec, "chunk", &d, &err) != STORQ_OK) {
-        fprintf(stderr, "cannot parse %s\n", spec);
-        exit(2);
-    }
-    return d;
-}
 
 /* X in {0, x1}: P(X = x1) = p */
 static void two_point(double *px, size_t x1, double p)

@@ -8,6 +8,7 @@
 #define STORQ_CLUSTER_CAVITY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "distribution.h"
 
@@ -76,6 +77,12 @@ double storq_cl_product_form_cdf_w(const cl_cavity *cav, unsigned k, unsigned m,
 double storq_cl_product_form_base(unsigned k, unsigned m, const storq_dist *chunk, double mu);
 double storq_cl_product_form_wait(const cl_cavity *cav, unsigned k, unsigned m,
                                   const storq_dist *chunk, cl_pf_work *work);
+/* The key of k's wait (requests of k and k + m blocks share it): k while k <= m, beyond m + k mod m,
+ * or m when m divides k (every server then holds k/m blocks, as at k = m). */
+static inline uint64_t storq_cl_product_form_wait_key(uint64_t k, uint64_t m)
+{
+    return k <= m ? k : (k % m ? m + k % m : m);
+}
 
 /* Closed form for exponential chunks with every request of at most m blocks: the cavity queue is
  * M/M/1 with arrival rate lambda E[X] and service rate mu / E[c]: P(V <= w). */

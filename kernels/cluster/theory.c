@@ -105,12 +105,6 @@ static void cl_warn_work(const cl_ctx *c, const cl_cavity *cav, const char *what
                what, CL_PF_WORK_MAX, cav->npoints, c->nq, c->cdist.spec);
 }
 
-/* The key of k's wait (storq_cl_product_form_wait): requests of k and k + m blocks share it. */
-static uint64_t cl_wait_key(uint64_t k, uint64_t m)
-{
-    return k <= m ? k : (k % m ? m + k % m : m);
-}
-
 /* The product-form CCDF on the delay grid over the mixture (pf), and per size class (row j of
  * ccls: P(D > x) given k in class j; cw: the classes' weights). */
 static void cl_product_form_ccdfs(const cl_ctx *c, const cl_cavity *cav, const double *cw,
@@ -152,7 +146,7 @@ static int cl_theory_product_form(const cl_ctx *c, const cl_cavity *cav, storq_t
     /* one wait per key (at most 2m - 1 of them), not per k (up to 4096): the same numbers */
     size_t nkeys = 0;
     for (size_t i = 0; i < c->nq; i++) {
-        uint64_t key = cl_wait_key((uint64_t)c->qk[i], c->m);
+        uint64_t key = storq_cl_product_form_wait_key((uint64_t)c->qk[i], c->m);
         size_t j = 0;
         while (j < nkeys && keys[j] != key)
             j++;

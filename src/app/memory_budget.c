@@ -8,19 +8,25 @@
 
 #include "memory.h"
 
-/* MemAvailable from /proc/meminfo in bytes, or SIZE_MAX when unknown. */
-static size_t meminfo_available(void)
+/* The bytes of the "KEY: N kB" line of a /proc file (FORMAT scans it), or MISSING when absent. */
+static size_t proc_kib_line(const char *path, const char *format, size_t missing)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
+    FILE *f = fopen(path, "r");
     if (!f)
-        return SIZE_MAX;
+        return missing;
     char line[256];
     unsigned long long kib = 0;
     int found = 0;
     while (!found && fgets(line, sizeof line, f))
-        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+        found = sscanf(line, format, &kib) == 1;
     fclose(f);
-    return found ? storq_bytes_mul((size_t)kib, 1024) : SIZE_MAX;
+    return found ? storq_bytes_mul((size_t)kib, 1024) : missing;
+}
+
+/* MemAvailable from /proc/meminfo in bytes, or SIZE_MAX when unknown. */
+static size_t meminfo_available(void)
+{
+    return proc_kib_line("/proc/meminfo", "MemAvailable: %llu kB", SIZE_MAX);
 }
 
 /* A cgroup v2 file holding one number ("max" means no limit): SIZE_MAX when absent or "max". */
@@ -72,16 +78,7 @@ static size_t cgroup_available(void)
 /* What this process holds already (VmRSS: the program, its libraries, MPI's buffers), in bytes. */
 static size_t resident_bytes(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long kib = 0;
-    int found = 0;
-    while (!found && fgets(line, sizeof line, f))
-        found = sscanf(line, "VmRSS: %llu kB", &kib) == 1;
-    fclose(f);
-    return found ? storq_bytes_mul((size_t)kib, 1024) : 0;
+    return proc_kib_line("/proc/self/status", "VmRSS: %llu kB", 0);
 }
 
 /* Room kept for HDF5 while rank 0 writes: its metadata cache (at most 4 MB, io/h5_util.c) and the

@@ -194,25 +194,27 @@ def main(argv=None):
     path = Path(args.out) / "manifest.json"
     from . import _gallery
 
+    whole = not args.only  # the manifest holds a whole run: this one, or an earlier one updated
     if args.only:
         # some models redrawn: the other models' entries of a manifest of the same mode stay, in
         # the modules' order, and its gallery is rewritten; the budget is a whole run's only
         old = json.loads(path.read_text()) if path.exists() else {}
         if old.get("mode") == args.mode:
-            redrawn = {r["model"] for r in ctx.records} | {importlib.import_module(f"{__name__}.{m}").MODEL
-                                                         for m in wanted if m in modules()}
-            order = {importlib.import_module(f"{__name__}.{m}").MODEL: i for i, m in enumerate(modules())}
+            model_of = {m: importlib.import_module(f"{__name__}.{m}").MODEL for m in modules()}
+            order = {model: i for i, model in enumerate(model_of.values())}
+            redrawn = {model_of[m] for m in wanted if m in model_of}
             kept = [r for r in old.get("figures", []) if r["model"] not in redrawn]
             figures = sorted(kept + ctx.records, key=lambda r: order.get(r["model"], len(order)))
             manifest = {"mode": args.mode, "seconds": old.get("seconds", seconds), "figures": figures}
+            whole = True
     with open(path, "w") as f:
         json.dump(manifest, f, indent=1)
-    budget_path = Path(args.out) / "budget.json"
-    if not args.only:  # a whole run: its budget
-        budget = _gallery.record_budget(Path(args.out), args.mode, seconds, load0, _children_cpu() - cpu0)
-    else:
-        budget = json.loads(budget_path.read_text()) if budget_path.exists() else {}
-    if not args.only or len(manifest["figures"]) > len(ctx.records):
+    if whole:
+        budget_path = Path(args.out) / "budget.json"
+        if not args.only:
+            budget = _gallery.record_budget(Path(args.out), args.mode, seconds, load0, _children_cpu() - cpu0)
+        else:
+            budget = json.loads(budget_path.read_text()) if budget_path.exists() else {}
         _gallery.write(manifest, budget, Path(args.out), root)
     bad = [(r["stem"], c["what"]) for r in ctx.records for c in r["checks"] if not c["ok"]]
     print(f"figures: {len(ctx.records)} figures in {args.out} ({seconds} s); "
