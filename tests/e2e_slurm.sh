@@ -56,8 +56,17 @@ import h5py
 f = h5py.File('long.h5.partial', 'r')
 print(sum(int(g['done'][()].sum()) for g in f.get('checkpoints', {}).values()))" 2>/dev/null || echo 0
 }
-for _ in $(seq 1 600); do [ "$(in_checkpoints)" -ge 3 ] && break; sleep 0.2; done
-[ "$(in_checkpoints)" -ge 3 ] || { echo "FAIL: no checkpoint appeared"; cat long.log; exit 1; }
+# The count is read once per try and kept: reading a file while another process writes it can
+# fail (it then counts 0), so a second read after the loop could deny what the first one saw.
+# A count above the 12 replications is a torn read, not a checkpoint.
+seen=0
+for _ in $(seq 1 600); do
+  seen=$(in_checkpoints)
+  [ "$seen" -ge 3 ] && [ "$seen" -le 12 ] && break
+  sleep 0.2
+done
+[ "$seen" -ge 3 ] && [ "$seen" -le 12 ] || { echo "FAIL: no checkpoint appeared (last count $seen)"; cat long.log; exit 1; }
+echo "the partial file holds $seen checkpointed replications; stopping the job"
 scancel --signal=USR1 --batch "$job"
 for _ in $(seq 1 240); do
   state=$(squeue -h -j "$job" -o %T 2>/dev/null)
