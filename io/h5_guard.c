@@ -114,6 +114,12 @@ int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FI
     close(fds[0]);
     if (got == sizeof rc + sizeof e + size && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return rc ? storq_fail(err, e.code ? e.code : STORQ_ERR_RUNTIME, "%s", e.msg) : STORQ_OK;
+    if (out && !timed_out && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+        /* The reader of what the child printed went away (storq info F | head): no damage. End
+         * as any filter does then, by SIGPIPE, saying nothing. */
+        signal(SIGPIPE, SIG_DFL);
+        raise(SIGPIPE);
+    }
     char why[96];
     if (timed_out)
         snprintf(why, sizeof why, "HDF5 did not finish reading it in %g s (STORQ_CHECK_TIMEOUT)",

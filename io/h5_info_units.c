@@ -144,8 +144,17 @@ void storq_info_units(hid_t file, FILE *out)
     storq_info_task mine = storq_info_read_task(file);
     storq_info_task theirs = d >= 0 ? storq_info_read_task(d) : mine;
     storq_h5u_close_dataset(&d);
-    if (ns > 0)
+    hid_t run = H5Gopen2(file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
+    int lost = run >= 0 && storq_h5u_has_attr(run, STORQ_SCHEMA_ATTR_RECORD_LOST);
+    if (run >= 0)
+        H5Gclose(run);
+    else
+        H5Eclear2(H5E_DEFAULT);
+    if (ns > 0 || lost)
         fputc('\n', out);
+    if (lost)
+        fprintf(out, "run: the record of the sessions before these was lost (--resume salvaged a "
+                "partial file whose record could not be read); the results are whole\n");
     if (ns > 0 && (mine.index != theirs.index || mine.count != theirs.count))
         fprintf(out, "run: the units of task %" PRIu64 "/%" PRIu64 " only (storq merge copied "
                 "them from its file)\n", theirs.index, theirs.count);

@@ -218,11 +218,14 @@ static int copy_config_only(const merge *m, hid_t src, hid_t out, storq_error *e
     STORQ_TRY(storq_h5_run_group_create(out, &run, err));
     herr_t rc = H5Ocopy(src, STORQ_SCHEMA_CONFIG_PATH, run, STORQ_SCHEMA_CONFIG, H5P_DEFAULT,
                         H5P_DEFAULT);
+    /* the file says its record is not whole, not only the warning of the resume that lost it */
+    int marked = rc < 0 ? STORQ_OK
+                        : storq_h5u_attr_u64(run, STORQ_SCHEMA_ATTR_RECORD_LOST, 1, err);
     H5Gclose(run);
     if (rc < 0)
         return storq_h5u_fail(err, out, "cannot copy " STORQ_SCHEMA_CONFIG_PATH " from %s",
                               m->in[0].path);
-    return STORQ_OK;
+    return marked;
 }
 
 /* The first input's root, but the merge's command line and the earliest creation time, and no

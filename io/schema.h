@@ -138,6 +138,9 @@
 #define STORQ_SCHEMA_ATTR_WAITING_SECONDS "waiting_seconds" /* float64: sum over ranks */
 #define STORQ_SCHEMA_ATTR_IDLE_SECONDS "idle_seconds"       /* float64: sum over ranks */
 #define STORQ_SCHEMA_ATTR_SERVING_SECONDS "serving_seconds" /* float64: sum over ranks, CPU */
+/* Set by --resume's salvage of a partial whose /run records could not be read (io/h5_merge.c):
+ * the tables hold only the sessions after it; absent otherwise. */
+#define STORQ_SCHEMA_ATTR_RECORD_LOST "earlier_record_lost" /* uint64: 1 */
 /* A task's table carries its task (STORQ_SCHEMA_ATTR_TASK_INDEX and _COUNT on /run/units), so a
  * table that `storq merge` copied with /run from one task's file is told from the whole run's. */
 

@@ -23,7 +23,8 @@ RUN_ATTRS = {"created", "hostname", "mpi_ranks", "omp_threads", "command_line", 
 # existed still compare.
 RUN_RECORD = {"run/units", "run/sessions", "run/ranks"}
 RUN_RECORD_ATTRS = {"workers", "wall_seconds", "busy_seconds", "parallel_efficiency", "sessions",
-                    "unit_seconds", "waiting_seconds", "idle_seconds", "serving_seconds"}
+                    "unit_seconds", "waiting_seconds", "idle_seconds", "serving_seconds",
+                    "earlier_record_lost"}
 
 
 # Every object of a point carries its checksum (docs/hdf5-schema.md, "What readers check"): a

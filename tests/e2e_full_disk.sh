@@ -114,6 +114,18 @@ if [ "$mode" = shim ]; then
     # the record starts again: one session, numbered 0 (docs/hdf5-schema.md)
     "$python" -c 'import h5py, sys; s = h5py.File(sys.argv[1], "r")["run/sessions"]["session"]
 sys.exit(list(s) != [0])' records$bytes.h5 || fail "records cut $bytes: /run/sessions is not one session 0"
+    # and the file says so: /run's mark, storq info's line, the Python package's flag; a run
+    # that lost nothing has none of them
+    PYTHONPATH="$here/../io/python" "$python" -c 'import h5py, sys, storq
+for path, lost in ((sys.argv[1], True), (sys.argv[2], False)):
+    marked = "earlier_record_lost" in h5py.File(path, "r")["run"].attrs
+    flag = storq.open(path).sessions().attrs["earlier_record_lost"]
+    if (marked, flag) != (lost, lost):
+        sys.exit(f"{path}: mark {marked}, flag {flag}")
+' records$bytes.h5 clean.h5 || fail "records cut $bytes: the lost record is not marked as said"
+    "$storq" info records$bytes.h5 > info.txt && grep -qF "record of the sessions before these was lost" info.txt ||
+      fail "records cut $bytes: storq info does not say the record was lost"
+    "$storq" info clean.h5 > info.txt && ! grep -qF "was lost" info.txt || fail "storq info says a whole record was lost"
     [ ! -e records$bytes.h5.partial ] && [ ! -e records$bytes.h5.lock ] &&
       [ ! -e records$bytes.h5.partial.damaged ] || fail "records cut $bytes: --resume left $(ls records$bytes.h5*)"
     echo "ok: a cut at $bytes (/run's records) -> another run's --resume refused, this run's completed"

@@ -184,8 +184,13 @@ class Results:
         waiting_seconds, idle_seconds and serving_seconds (sums over its ranks; NaN when it
         recorded none). The last row is /run's attributes. A session recorded before CPU time
         has NaN from unit_seconds on, and its busy_seconds and parallel_efficiency are then the
-        time in units (sum of end - start)."""
-        return _table(self._file.get("run/sessions"), SESSION_COLUMNS)
+        time in units (sum of end - start). df.attrs["earlier_record_lost"] is True when
+        --resume salvaged a partial file whose record could not be read: the table then holds
+        only the sessions after it (the results are whole)."""
+        df = _table(self._file.get("run/sessions"), SESSION_COLUMNS)
+        run = self._file.get("run")
+        df.attrs["earlier_record_lost"] = run is not None and "earlier_record_lost" in run.attrs
+        return df
 
     def ranks(self):
         """/run/ranks: one row per session and rank, in thread-seconds summed over the rank's
