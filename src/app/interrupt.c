@@ -21,6 +21,9 @@ void storq_interrupt_install(void)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
+    /* A run or merge whose report's reader went away (storq run ... | head, a pager quit) goes
+     * on: its result is the file, not the report (main.c says the report was cut short). */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int storq_interrupted(void) { return storq_stop_signal(); }

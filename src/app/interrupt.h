@@ -1,6 +1,7 @@
 /* Graceful stop: SIGTERM, SIGINT, SIGUSR1 (Slurm's warning before a time limit) ask the run to
  * stop: replications in flight give up within a fraction of a second (src/toolkit/stop.h), the results
- * file keeps every finished point, and --resume completes the run. */
+ * file keeps every finished point, and --resume completes the run. SIGPIPE is ignored: a run or
+ * merge whose standard output's reader went away finishes its file all the same. */
 #ifndef STORQ_INTERRUPT_H
 #define STORQ_INTERRUPT_H
 

@@ -68,6 +68,15 @@ static int report_error(const storq_error *err, int command_line)
     return err->code ? err->code : STORQ_ERR_RUNTIME;
 }
 
+/* A run or merge that finished although its report's reader went away (SIGPIPE is ignored,
+ * interrupt.h) says so: the report is cut short, the file is whole. */
+static void report_cut_short(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        fprintf(stderr, "storq: warning: the report could not all be written to standard output "
+                "(its reader went away); the results file is complete\n");
+}
+
 /* A command's own usage line, for a command given the wrong number of arguments. */
 static int usage_error(const char *usage)
 {
@@ -252,6 +261,8 @@ static int cmd_merge(int argc, char **argv)
     storq_output_lock_release(&lock);
     free(command);
     free(paths);
+    if (!rc)
+        report_cut_short();
     return rc ? report_error(&err, 0) : 0;
 }
 
@@ -323,6 +334,8 @@ static int cmd_run(int argc, char **argv)
     MPI_Bcast(&root_has, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc && (rank == 0 || (!root_has && err.code)))
         report_error(&err, !parsed);
+    if (rank == 0 && !rc)
+        report_cut_short();
     storq_run_spec_free(&spec);
     storq_h5_library_end();
     storq_mpi_session_end();
