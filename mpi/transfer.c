@@ -10,6 +10,14 @@
 #define HEADER_WORDS 11 /* kind, point, rep, four words per kind, thread, start, end, cpu */
 #define TEXT_WORDS ((STORQ_NAME_MAX + 32 + 256 + STORQ_NAME_MAX) / 8) /* an array's strings */
 #define DONE_WORDS (sizeof(((storq_error *)0)->msg) / 8)
+/* Flow control: results are sent synchronously (MPI_Issend: complete once rank 0 has taken the
+ * message in) and a rank has at most SENDS_UNTAKEN of them not yet taken, so when rank 0 falls
+ * behind (many tiny units) its workers wait for it instead of piling results up in its memory
+ * (Open MPI's unexpected-message queue); rank 0 takes in at most INBOX_MAX results ahead of those
+ * it has handed over. Rank 0's backlog is then at most SENDS_UNTAKEN messages per rank plus
+ * INBOX_MAX. Below rank 0's rate nothing waits: a result is taken within milliseconds. */
+#define SENDS_UNTAKEN 8
+#define INBOX_MAX 64
 
 typedef struct pending {
     MPI_Request req;
@@ -59,7 +67,15 @@ static int post(storq_outbox *o, uint64_t *buf, size_t nwords, storq_error *err)
 #pragma omp critical(storq_mpi)
     {
         reap(o);
-        if (o->n == o->cap) {
+        /* the oldest first: rank 0 takes a rank's messages in the order they were sent */
+        while (o->n >= SENDS_UNTAKEN && !rc) {
+            if (storq_mpi_wait(&o->p[0].req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                rc = STORQ_RUNTIME_FAIL(err, "MPI_Wait on a result send failed");
+            free(o->p[0].buf);
+            memmove(o->p, o->p + 1, (o->n - 1) * sizeof *o->p);
+            o->n--;
+        }
+        if (!rc && o->n == o->cap) {
             size_t cap = o->cap ? 2 * o->cap : 16;
             pending *grown = realloc(o->p, cap * sizeof *grown);
             if (grown) {
@@ -67,11 +83,13 @@ static int post(storq_outbox *o, uint64_t *buf, size_t nwords, storq_error *err)
                 o->cap = cap;
             }
         }
-        if (o->n == o->cap) {
+        if (rc) {
+            /* the wait failed: said above */
+        } else if (o->n == o->cap) {
             rc = STORQ_RUNTIME_FAIL(err, "out of memory");
-        } else if (MPI_Isend(buf, (int)nwords, MPI_UINT64_T, 0, TAG_RESULT, o->comm,
-                             &o->p[o->n].req) != MPI_SUCCESS) {
-            rc = STORQ_RUNTIME_FAIL(err, "MPI_Isend of a result failed");
+        } else if (MPI_Issend(buf, (int)nwords, MPI_UINT64_T, 0, TAG_RESULT, o->comm,
+                              &o->p[o->n].req) != MPI_SUCCESS) {
+            rc = STORQ_RUNTIME_FAIL(err, "MPI_Issend of a result failed");
         } else {
             o->p[o->n++].buf = buf;
             buf = NULL;
@@ -294,7 +312,7 @@ void storq_inbox_destroy(storq_inbox **in)
 /* Caller holds storq_mpi: start a receive of every message that has arrived. */
 static int start_receives(storq_inbox *in, storq_error *err)
 {
-    for (;;) {
+    while (in->n < INBOX_MAX) {
         int flag = 0, count = 0;
         MPI_Message msg;
         MPI_Status st;
@@ -324,6 +342,7 @@ static int start_receives(storq_inbox *in, storq_error *err)
         }
         in->n++;
     }
+    return STORQ_OK;
 }
 
 /* Caller holds storq_mpi: the index of a complete receive that is its sender's oldest, or n.

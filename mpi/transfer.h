@@ -1,6 +1,7 @@
 /* Moving a work unit's result to rank 0 without a collective, so no rank waits for another: a
  * replication's record or a point's theory arrays are packed into 64-bit words and sent with
- * MPI_Isend (the worker goes on at once); rank 0's serving thread takes them in with
+ * MPI_Issend (the worker goes on at once, unless too many of its results are not yet taken in:
+ * flow control, transfer.c); rank 0's serving thread takes them in with
  * non-blocking receives (MPI_Improbe, MPI_Imrecv), so a large result whose sender is busy
  * simulating never holds it up, and hands them over in each sender's order. Each rank ends with
  * one DONE message carrying its status, sent after all its results, and MPI's non-overtaking
