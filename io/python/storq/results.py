@@ -439,11 +439,13 @@ class Results:
     def table(self):
         """One row per complete point: its parameters, every scalar observable's mean and ci95
         (columns NAME and NAME_ci95) and every length-1 comparison value."""
-        index = self.index.set_index("point")
+        # to_dict("index") keeps each column's type (a row taken with .loc turns the integer
+        # parameters of an all-numeric index into floats)
+        index = self.index.set_index("point").to_dict("index")
         rows = []
         for pid in self.points():
             row = {"point": pid}
-            row.update(index.loc[pid].to_dict() if pid in index.index else self.params(pid))
+            row.update(index[pid] if pid in index else self.params(pid))
             point = self._point(pid)
             for name, group in point["observables"].items():
                 if _text(group.attrs["kind"]) == "scalar":
