@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The command line as a user meets it (QA of 2026-12-05): `storq theory` given an option of
+# `storq run` (--quiet, -r, --seed, -o, --force, --dry-run, --task, --memory-limit) exits 2 with one
+# message naming that option as a run option, and writes nothing. It said "--quiet needs a
+# value" (the flag taken for a parameter), "unexpected argument '-r'" or "--seed: not a parameter
+# of model 'mmc'". What theory does take still works: --allow-unstable, --only, --format, --help.
+set -uo pipefail
+storq=$1
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+refused() { # OPTION ARGS...: storq theory mmc ARGS... names OPTION as a run option
+    local opt=$1; shift
+    "$storq" theory mmc "$@" > out.txt 2> err.txt
+    local rc=$?
+    [[ $rc -eq 2 ]] || { bad "theory mmc $*: exit $rc, expected 2"; return; }
+    grep -qF -- "error: $opt: an option of \`storq run\`, not of this command" err.txt ||
+        { bad "theory mmc $*: message: $(head -c 300 err.txt)"; return; }
+    [[ $(grep -c error: err.txt) -eq 1 && ! -s out.txt ]] || bad "theory mmc $*: not one message"
+    [[ -z $(ls | grep -v -e out.txt -e err.txt) ]] || bad "theory mmc $*: wrote $(ls)"
+    echo "ok: theory mmc $*: $(head -1 err.txt)"
+}
+refused --quiet --quiet
+refused --quiet --c 3 --quiet
+refused -r -r 2
+refused --seed --seed 3
+refused --seed --seed=3
+refused -o -o x.h5
+refused --output --output=x.h5
+refused --force --force
+refused --dry-run --dry-run --c 3
+refused --task --task 0/2
+refused --memory-limit --memory-limit 1G
+
+"$storq" theory mmc --allow-unstable --lambda 5 > out.txt 2> err.txt ||
+    bad "theory --allow-unstable: exit $?: $(head -c 200 err.txt)"
+"$storq" theory mmc --only wait_probability --format csv > out.txt 2> err.txt ||
+    bad "theory --only --format: exit $?"
+grep -q "wait_probability" out.txt || bad "theory --only --format: no wait_probability"
+"$storq" theory mmc --quiet --help > out.txt 2> err.txt || bad "theory --quiet --help: exit $?"
+# run still takes them
+"$storq" run mmc --quiet -r 2 --seed 3 --dry-run > out.txt 2> err.txt || bad "run with run options: exit $?"
+
+[[ $fail -eq 0 ]] && echo "all checks passed"
+exit $fail
