@@ -5,7 +5,9 @@
 #   written a finished result there meanwhile);
 # - a merge missing a task: its advice is followed as written (merge again with --force and every
 #   task's file) and gives the whole run, identical to the single job (tests/compare_h5.py); the
-#   advice said to merge "the missing tasks' files", which alone replace the partial's points.
+#   advice said to merge "the missing tasks' files", which alone replace the partial's points;
+# - an output whose directory does not exist: the message names the output and the missing
+#   directory (it named storq's lock file, 'x.h5.lock', and "No such file or directory").
 set -uo pipefail
 storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -50,6 +52,19 @@ grep -q "missing tasks' files" err.txt && bad "merge: still advises the missing 
 [[ -f out.h5 && ! -e out.h5.partial ]] || bad "merge --force of every task: no out.h5"
 "$python" "$here/compare_h5.py" single.h5 out.h5 > cmp.txt 2>&1 ||
     bad "the merge differs from the single job: $(tail -3 cmp.txt)"
+
+# an output in a directory that does not exist: named as the user gave it, not as storq's lock
+for cmd in "run mmc -r 2 --quiet -o nodir/x.h5" "merge nodir/x.h5 single.h5"; do
+    label=--output; [[ $cmd == merge* ]] && label=merge
+    # shellcheck disable=SC2086
+    "$storq" $cmd > out.txt 2> err.txt
+    rc=$?
+    [[ $rc -eq 2 ]] || bad "$cmd: exit $rc, expected 2"
+    grep -qF -- "$label: cannot create 'nodir/x.h5': its directory does not exist" err.txt ||
+        bad "$cmd: message: $(head -c 300 err.txt)"
+    grep -q "\.lock" err.txt && bad "$cmd: names the lock file: $(head -c 300 err.txt)"
+    [[ ! -e nodir ]] || bad "$cmd: created nodir"
+done
 
 [[ $fail -eq 0 ]] && echo "all checks passed"
 exit $fail
