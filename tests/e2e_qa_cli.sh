@@ -4,6 +4,7 @@
 # message naming that option as a run option, and writes nothing. It said "--quiet needs a
 # value" (the flag taken for a parameter), "unexpected argument '-r'" or "--seed: not a parameter
 # of model 'mmc'". What theory does take still works: --allow-unstable, --only, --format, --help.
+# A sweep file with [RUN] or `Model =` names that line (it said "s.ini:1: [run] model: missing").
 set -uo pipefail
 storq=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -42,6 +43,21 @@ grep -q "wait_probability" out.txt || bad "theory --only --format: no wait_proba
 "$storq" theory mmc --quiet --help > out.txt 2> err.txt || bad "theory --quiet --help: exit $?"
 # run still takes them
 "$storq" run mmc --quiet -r 2 --seed 3 --dry-run > out.txt 2> err.txt || bad "run with run options: exit $?"
+
+# A sweep file whose [run] section or model key is not in lower case: named at its line, not
+# reported as a missing model at line 1
+sweep() { # FILE-TEXT EXPECTED-MESSAGE
+    printf "$1" > s.ini
+    "$storq" run s.ini --dry-run > out.txt 2> err.txt
+    local rc=$?
+    [[ $rc -eq 2 ]] || { bad "sweep '$1': exit $rc, expected 2"; return; }
+    grep -qF -- "$2" err.txt || { bad "sweep '$1': message: $(head -c 300 err.txt)"; return; }
+    echo "ok: $(head -1 err.txt)"
+}
+sweep '[RUN]\nmodel = mmc\n' "s.ini:1: [RUN]: unknown section; section names are lower case: [run]"
+sweep '[run]\nModel = mmc\n' "s.ini:2: [run] Model: unknown key; keys are lower case: model"
+sweep '[run]\nreplications = 2\n' "s.ini:1: [run] model: missing"
+rm -f s.ini
 
 [[ $fail -eq 0 ]] && echo "all checks passed"
 exit $fail
