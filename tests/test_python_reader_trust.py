@@ -5,6 +5,7 @@
   point's row must equal its checksummed attributes (as storq info checks), else DamagedFile;
   storq info refuses the same copies (the C reader, an independent check of the same rule).
 - table() and frame() gave the integer parameters of an all-numeric model (mmc) as floats.
+- STORQ_CHECK_TIMEOUT that is not a number raised ValueError; now 600 s, as storq info reads it.
 - A file cut short, a file that is not HDF5 and a file a run still holds locked gave h5py's bare
   OSError; now DamagedFile, FormatError, and a BlockingIOError that says a run is writing it.
 
@@ -132,6 +133,16 @@ finally:
     holder.wait(timeout=30)
 check(np.array_equal(storq.open("real.h5").table()["lambda"], [0.5, 1.5]),
       "real.h5 reads again once the writer is gone")
+
+# STORQ_CHECK_TIMEOUT that is not a number: 600 s, as storq info takes it (it raised ValueError)
+for bad_value in ("x", "-1", "nan"):
+    os.environ["STORQ_CHECK_TIMEOUT"] = bad_value
+    try:
+        storq.open("real.h5").table()
+        check(True, f"STORQ_CHECK_TIMEOUT={bad_value}: the file reads (600 s)")
+    except Exception as e:  # noqa: BLE001
+        check(False, f"STORQ_CHECK_TIMEOUT={bad_value}: {type(e).__name__}: {e}")
+os.environ.pop("STORQ_CHECK_TIMEOUT")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)
