@@ -5,6 +5,7 @@
 # value" (the flag taken for a parameter), "unexpected argument '-r'" or "--seed: not a parameter
 # of model 'mmc'". What theory does take still works: --allow-unstable, --only, --format, --help.
 # A sweep file with [RUN] or `Model =` names that line (it said "s.ini:1: [run] model: missing").
+# `storq help --help` prints help's usage; `storq models MODEL EXTRA` is refused.
 set -uo pipefail
 storq=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -58,6 +59,17 @@ sweep '[RUN]\nmodel = mmc\n' "s.ini:1: [RUN]: unknown section; section names are
 sweep '[run]\nModel = mmc\n' "s.ini:2: [run] Model: unknown key; keys are lower case: model"
 sweep '[run]\nreplications = 2\n' "s.ini:1: [run] model: missing"
 rm -f s.ini
+
+# `storq help --help` prints help's usage (it exited 2: "'--help' is neither a command nor a
+# model"); `storq models MODEL EXTRA` is refused (it printed MODEL and ignored the rest)
+"$storq" help --help > out.txt 2> err.txt || bad "help --help: exit $?: $(head -c 200 err.txt)"
+grep -qF "storq help [COMMAND|MODEL]" out.txt || bad "help --help: no usage: $(head -c 200 out.txt)"
+"$storq" models mmc --format json > out.txt 2> err.txt
+rc=$?
+[[ $rc -eq 2 && ! -s out.txt ]] || bad "models mmc --format json: exit $rc, expected 2 and no output"
+grep -qF "usage: storq models [MODEL] (one model)" err.txt ||
+    bad "models mmc --format json: message: $(head -c 200 err.txt)"
+"$storq" models mmc > out.txt 2> err.txt || bad "models mmc: exit $?"
 
 [[ $fail -eq 0 ]] && echo "all checks passed"
 exit $fail
