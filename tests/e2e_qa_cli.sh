@@ -5,7 +5,8 @@
 # value" (the flag taken for a parameter), "unexpected argument '-r'" or "--seed: not a parameter
 # of model 'mmc'". What theory does take still works: --allow-unstable, --only, --format, --help.
 # A sweep file with [RUN] or `Model =` names that line (it said "s.ini:1: [run] model: missing").
-# `storq help --help` prints help's usage; `storq models MODEL EXTRA` is refused.
+# `storq help --help` prints help's usage; `storq models MODEL EXTRA` is refused; `storq info`
+# names an option it does not take.
 set -uo pipefail
 storq=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -70,6 +71,16 @@ rc=$?
 grep -qF "usage: storq models [MODEL] (one model)" err.txt ||
     bad "models mmc --format json: message: $(head -c 200 err.txt)"
 "$storq" models mmc > out.txt 2> err.txt || bad "models mmc: exit $?"
+
+# `storq info FILE --only x`: the option is named (it said "usage: ... (one results file)")
+"$storq" run mmc -r 2 --arrivals 200 --warmup 0 --quiet -o i.h5 || bad "run for info: exit $?"
+"$storq" info i.h5 --only x > out.txt 2> err.txt
+rc=$?
+[[ $rc -eq 2 ]] || bad "info i.h5 --only x: exit $rc, expected 2"
+grep -qF "info: '--only' is not an option of info" err.txt ||
+    bad "info i.h5 --only x: message: $(head -c 200 err.txt)"
+"$storq" info i.h5 --format csv > out.txt 2> err.txt || bad "info --format csv: exit $?"
+rm -f i.h5
 
 [[ $fail -eq 0 ]] && echo "all checks passed"
 exit $fail
