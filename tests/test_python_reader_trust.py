@@ -5,6 +5,7 @@
   point's row must equal its checksummed attributes (as storq info checks), else DamagedFile;
   storq info refuses the same copies (the C reader, an independent check of the same rule).
 - table() and frame() gave the integer parameters of an all-numeric model (mmc) as floats.
+- quantiles() at a NaN level raised IndexError; now the ValueError of a level outside [0, 1].
 - STORQ_CHECK_TIMEOUT that is not a number raised ValueError; now 600 s, as storq info reads it.
 - A file cut short, a file that is not HDF5 and a file a run still holds locked gave h5py's bare
   OSError; now DamagedFile, FormatError, and a BlockingIOError that says a run is writing it.
@@ -133,6 +134,11 @@ finally:
     holder.wait(timeout=30)
 check(np.array_equal(storq.open("real.h5").table()["lambda"], [0.5, 1.5]),
       "real.h5 reads again once the writer is gone")
+
+# a NaN quantile level is refused like one outside [0, 1] (it raised IndexError from the bins)
+expect(ValueError, "quantiles at NaN",
+       lambda: storq.open("real.h5").quantiles(0, "waiting_time", [float("nan")]),
+       "quantile levels must be in [0, 1]")
 
 # STORQ_CHECK_TIMEOUT that is not a number: 600 s, as storq info takes it (it raised ValueError)
 for bad_value in ("x", "-1", "nan"):

@@ -415,7 +415,7 @@ class Results:
         if h.get("kind") != "histogram":
             raise ValueError(f"{hist_name} is a {h.get('kind')}, not a histogram")
         qs = np.atleast_1d(np.asarray(q, dtype=float))
-        if np.any((qs < 0) | (qs > 1)):
+        if not np.all((qs >= 0) & (qs <= 1)):  # NaN too
             raise ValueError("quantile levels must be in [0, 1]")
         values = np.array([_hist_quantile(h, x) for x in qs])
         return float(values[0]) if np.ndim(q) == 0 else values
