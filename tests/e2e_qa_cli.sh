@@ -6,7 +6,7 @@
 # of model 'mmc'". What theory does take still works: --allow-unstable, --only, --format, --help.
 # A sweep file with [RUN] or `Model =` names that line (it said "s.ini:1: [run] model: missing").
 # `storq help --help` prints help's usage; `storq models MODEL EXTRA` is refused; `storq info`
-# names an option it does not take.
+# names an option it does not take; `storq run -o --help mmc` lists mmc's parameters.
 set -uo pipefail
 storq=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -71,6 +71,14 @@ rc=$?
 grep -qF "usage: storq models [MODEL] (one model)" err.txt ||
     bad "models mmc --format json: message: $(head -c 200 err.txt)"
 "$storq" models mmc > out.txt 2> err.txt || bad "models mmc: exit $?"
+
+# `storq run -o --help mmc`: --help where -o's value was due still lists mmc's parameters (it
+# printed the general usage only: the parse stopped at -o)
+for args in "-o --help mmc" "--seed -h mmc" "mmc -o --help"; do
+    # shellcheck disable=SC2086
+    "$storq" run $args > out.txt 2> err.txt || bad "run $args: exit $?"
+    grep -q "^ *lambda " out.txt || bad "run $args: no mmc parameters in the help"
+done
 
 # `storq info FILE --only x`: the option is named (it said "usage: ... (one results file)")
 "$storq" run mmc -r 2 --arrivals 200 --warmup 0 --quiet -o i.h5 || bad "run for info: exit $?"

@@ -127,6 +127,8 @@ static int parse(int argc, char **argv, int with_run_options, storq_args *args,
         if (flag) {
             *flag = 1;
         } else if (slot) {
+            if (i + 1 < argc && is(argv[i + 1], "--help", "-h"))
+                continue; /* `-o --help mmc`: --help is read next, and the model after it */
             if (i + 1 >= argc)
                 return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
             STORQ_TRY(set_value(args, slot, a, argv[++i], err));
