@@ -5,6 +5,8 @@
   point's row must equal its checksummed attributes (as storq info checks), else DamagedFile;
   storq info refuses the same copies (the C reader, an independent check of the same rule).
 - table() and frame() gave the integer parameters of an all-numeric model (mmc) as floats.
+- python3 -m storq.report run.h5 --html run.h5 (or --plot, or another results file) replaced a
+  results file by the report; now refused, exit 2.
 - quantiles() at a NaN level raised IndexError; now the ValueError of a level outside [0, 1].
 - STORQ_CHECK_TIMEOUT that is not a number raised ValueError; now 600 s, as storq info reads it.
 - A file cut short, a file that is not HDF5 and a file a run still holds locked gave h5py's bare
@@ -139,6 +141,25 @@ check(np.array_equal(storq.open("real.h5").table()["lambda"], [0.5, 1.5]),
 expect(ValueError, "quantiles at NaN",
        lambda: storq.open("real.h5").quantiles(0, "waiting_time", [float("nan")]),
        "quantile levels must be in [0, 1]")
+
+# storq.report never writes its HTML or figure over a results file (--html run.h5 replaced run.h5
+# by HTML); the default FILE.html still works
+before = open("real.h5", "rb").read()
+shutil.copy("real.h5", "other.h5")
+for opts in (["--html", "real.h5"], ["--html", "other.h5"], ["--no-html", "--plot", "real.h5"]):
+    rep = subprocess.run([sys.executable, "-m", "storq.report", "real.h5", *opts],
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.path.dirname(storq.__path__[0])})
+    check(rep.returncode == 2 and "name another file" in rep.stderr,
+          f"storq.report real.h5 {' '.join(opts)}: refused (exit {rep.returncode}: "
+          f"{rep.stderr.strip()[:150]})")
+check(open("real.h5", "rb").read() == before and h5py.is_hdf5("other.h5"),
+      "real.h5 and other.h5 are untouched")
+rep = subprocess.run([sys.executable, "-m", "storq.report", "real.h5"], capture_output=True,
+                     text=True, env={**os.environ, "MPLBACKEND": "Agg",
+                                     "PYTHONPATH": os.path.dirname(storq.__path__[0])})
+check(rep.returncode == 0 and os.path.getsize("real.html") > 0,
+      f"storq.report real.h5 writes real.html (exit {rep.returncode})")
 
 # STORQ_CHECK_TIMEOUT that is not a number: 600 s, as storq info takes it (it raised ValueError)
 for bad_value in ("x", "-1", "nan"):
