@@ -464,8 +464,10 @@ static int merge_files(const char *out_path, char *const *inputs, size_t ninputs
                 m.npoints - missing, m.npoints, list[0] ? list : "none");
         ranges_text(&m, 1, list, sizeof list);
         rc = storq_fail(err, STORQ_ERR_RUNTIME, "merge: %zu of the run's %zu points %s in no "
-                        "input: %s. %s %zu %s in %s; merge again with the missing "
-                        "tasks' files, or complete it with `storq run ... -o %s --resume`",
+                        "input: %s. %s %zu %s in %s; merge again with --force and "
+                        "every task's file, the missing ones included (a merge never reads "
+                        "its own partial: --force replaces it), or complete it with "
+                        "`storq run ... -o %s --resume`",
                         missing, m.npoints, missing == 1 ? "is" : "are", list,
                         m.npoints - missing == 1 ? "The other" : "The", m.npoints - missing,
                         m.npoints - missing == 1 ? "is" : "others are", partial, out_path);

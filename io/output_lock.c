@@ -331,8 +331,15 @@ int storq_output_lock_take(const char *final_path, const char *label, storq_outp
         if (create_lock(lock->path, lock->content) == 0)
             break;
         if (errno != EEXIST || attempt > 10) {
-            rc = storq_fail(err, STORQ_ERR_USAGE, "%s: cannot create '%s': %s", label,
-                            lock->path, strerror(errno));
+            /* the lock is storq's own file: name the output the user gave, and a missing
+             * directory as such */
+            int code = errno;
+            rc = code == ENOENT
+                     ? storq_fail(err, STORQ_ERR_USAGE, "%s: cannot create '%s': its directory "
+                                  "does not exist; create it first", label, final_path)
+                     : storq_fail(err, STORQ_ERR_USAGE, "%s: cannot create '%s' (the lock "
+                                  "beside '%s'): %s", label, lock->path, final_path,
+                                  strerror(code));
             break;
         }
         holder h;

@@ -64,3 +64,6 @@ add_test(NAME e2e_option_values
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_option_values.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_option_values PROPERTIES LABELS "e2e" TIMEOUT 120
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# storq theory refuses the options of storq run by name (QA of 2026-12-05).
+add_test(NAME e2e_qa_cli COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_qa_cli.sh ${STORQ_BIN})
+set_tests_properties(e2e_qa_cli PROPERTIES LABELS "e2e" TIMEOUT 60)

@@ -13,3 +13,12 @@ add_test(NAME python_figures
                  --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-figures)
 set_tests_properties(python_figures PROPERTIES LABELS "python" TIMEOUT 600
   ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>")
+
+# The reader never returns what a damaged file does not hold: /points/index (no checksum) must
+# agree with each complete point's checksummed attributes, as storq info checks; a file cut
+# short, not HDF5 or locked by a writer is refused with storq's own exceptions.
+add_test(NAME python_reader_trust
+         COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/test_python_reader_trust.py
+                 $<TARGET_FILE:storq> ${CMAKE_CURRENT_BINARY_DIR}/python-reader-trust)
+set_tests_properties(python_reader_trust PROPERTIES LABELS "python" TIMEOUT 120
+  ENVIRONMENT "OMP_NUM_THREADS=1")

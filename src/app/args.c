@@ -116,9 +116,19 @@ static int parse(int argc, char **argv, int with_run_options, storq_args *args,
         const char **slot = with_run_options ? valued_option(args, a) : NULL;
         const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
         const char **eq_slot = eq && with_run_options ? valued_option_eq(args, a, eq) : NULL;
+        /* storq theory takes no run options: say so, rather than take --quiet for a parameter
+         * that needs a value */
+        if (!with_run_options && !flag &&
+            (flag_option(args, a, 1) || valued_option(args, a) ||
+             (eq && valued_option_eq(args, a, eq))))
+            return storq_fail(err, STORQ_ERR_USAGE, "%.*s: an option of `storq run`, not of "
+                              "this command (it takes the model's parameters, --only and "
+                              "--format)", eq ? (int)(eq - a) : (int)strlen(a), a);
         if (flag) {
             *flag = 1;
         } else if (slot) {
+            if (i + 1 < argc && is(argv[i + 1], "--help", "-h"))
+                continue; /* `-o --help mmc`: --help is read next, and the model after it */
             if (i + 1 >= argc)
                 return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", a);
             STORQ_TRY(set_value(args, slot, a, argv[++i], err));

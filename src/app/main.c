@@ -103,6 +103,8 @@ static int cmd_models(int argc, char **argv)
 {
     size_t n;
     const storq_model *const *models = storq_models(&n);
+    if (argc > 1) /* a second word would be ignored: say so rather than print one model */
+        return usage_error("storq models [MODEL] (one model)");
     if (argc >= 1) {
         const storq_model *m = storq_model_find(argv[0]);
         if (!m) {
@@ -343,6 +345,11 @@ static int cmd_run(int argc, char **argv)
 }
 
 /* storq help [TOPIC]: the usage, a command's usage or a model's summary and parameters. */
+static int is_help(const char *arg)
+{
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 static int cmd_help(int argc, char **argv)
 {
     if (argc == 0) {
@@ -351,12 +358,9 @@ static int cmd_help(int argc, char **argv)
     }
     if (argc > 1)
         return usage_error("storq help [COMMAND|MODEL] (one topic)");
+    if (is_help(argv[0])) /* `storq help --help`: help's own usage, as for the other commands */
+        return storq_help_topic(usage_text, "help", stdout);
     return storq_help_topic(usage_text, argv[0], stdout);
-}
-
-static int is_help(const char *arg)
-{
-    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
 int main(int argc, char **argv)

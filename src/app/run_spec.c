@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "args.h"
@@ -345,6 +346,17 @@ static int apply_sweep_file(const storq_sweep_file *f, storq_run_spec *spec,
     char where[1024];
     const storq_sweep_entry *m = storq_sweep_file_find(f, "run", "model");
     if (!m) {
+        /* names are lower case: [RUN] or Model = is the model missed, not a missing one */
+        for (size_t i = 0; i < f->nsections; i++)
+            if (!strcasecmp(f->sections[i].name, "run") && strcmp(f->sections[i].name, "run"))
+                return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [%.60s]: unknown section; "
+                                  "section names are lower case: [run]", f->path,
+                                  f->sections[i].line, f->sections[i].name);
+        for (size_t i = 0; i < f->nentries; i++)
+            if (!strcmp(f->entries[i].section, "run") && !strcasecmp(f->entries[i].key, "model"))
+                return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [run] %.60s: unknown key; keys "
+                                  "are lower case: model", f->path, f->entries[i].line,
+                                  f->entries[i].key);
         int line = storq_sweep_file_section_line(f, "run");
         return storq_fail(err, STORQ_ERR_USAGE, "%s:%d: [run] model: missing; put `model = NAME` "
                           "in %s [run] section", f->path, line ? line : 1,

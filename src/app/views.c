@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "h5_info.h"
 #include "memory_budget.h"
@@ -455,6 +456,11 @@ int storq_view_info(int argc, char **argv, storq_error *err)
     int nrest = 0;
     storq_view_format fmt;
     int rc = take_options(argc, argv, rest, &nrest, NULL, &fmt, err);
+    /* an option info does not take is named, not counted as a second file */
+    for (int i = 0; !rc && i < nrest; i++)
+        if (rest[i][0] == '-' && rest[i][1] && access(rest[i], F_OK) != 0)
+            rc = storq_fail(err, STORQ_ERR_USAGE, "info: '%s' is not an option of info "
+                            "(it takes --format table|csv|json) nor a file", rest[i]);
     if (!rc && nrest != 1)
         rc = storq_fail(err, STORQ_ERR_USAGE,
                         "usage: storq info FILE.h5 [--format table|csv|json] (one results file)");

@@ -60,6 +60,12 @@ int storq_open_regular(const char *path, const char *label, const char *what_for
 int storq_check_output_kind(const char *path, const char *label, storq_error *err)
 {
     struct stat st;
+    /* a link to nothing would pass stat() here and be taken for a result that appeared during
+     * the run when the output is renamed into place (lstat there): say what it is now */
+    if (stat(path, &st) != 0 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' is a symbolic link to a file that "
+                          "does not exist; name the file itself, or remove the link", label,
+                          path);
     if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
         return STORQ_OK;
     return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' exists and is not a regular file but %s; "

@@ -96,6 +96,15 @@ def verify_point(path, group):
         raise DamagedFile(path, where, f"cannot be read ({e})") from e
 
 
+def _check_timeout():
+    """STORQ_CHECK_TIMEOUT in seconds, as io/h5_guard.c reads it: 600 unless a number > 0."""
+    try:
+        value = float(os.environ.get("STORQ_CHECK_TIMEOUT", "600"))
+    except ValueError:
+        return 600.0
+    return value if value > 0 else 600.0  # nan and <= 0 too; inf: no limit, as in C
+
+
 def guarded(path, check):
     """Run check() in a forked child: HDF5 1.10 trusts its own metadata and may crash (SIGSEGV)
     on a damaged heap or B-tree, which would end the reader's process with no word. A crash
@@ -121,7 +130,7 @@ def guarded(path, check):
     os.close(wfd)
     # damaged metadata can also send HDF5 round a loop: a child that does not finish in time
     # (STORQ_CHECK_TIMEOUT seconds, 600 by default) is stopped and the file called damaged
-    limit = float(os.environ.get("STORQ_CHECK_TIMEOUT", "600"))
+    limit = _check_timeout()
     chunks, start, status = [], time.monotonic(), None
     while status is None:
         if select.select([rfd], [], [], 0.05)[0]:

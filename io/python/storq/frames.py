@@ -50,11 +50,13 @@ def frame(r):
     theory beside a simulated scalar, by the rule of storq info), `theory_name`, `unit` and
     `description`. Filter it like any long table: `f[f.name == "mean_job_delay"]`.
     """
-    index = r.index.set_index("point")
+    # to_dict("index") keeps each column's type (a row taken with .loc turns the integer
+    # parameters of an all-numeric index into floats)
+    index = r.index.set_index("point").to_dict("index")
     params = r.parameters
     rows = []
     for pid in r.points():
-        pvals = index.loc[pid].to_dict() if pid in index.index else r.params(pid)
+        pvals = index[pid] if pid in index else r.params(pid)
         base = {"point": pid, **{p: pvals.get(p) for p in params}}
         for name, kind in r.observables(pid).items():
             if kind != "scalar":

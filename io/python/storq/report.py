@@ -10,6 +10,7 @@ it is one file to mail or archive. --plot saves the convergence plot (NAME again
 varies and the occupancy plot of the last complete point when it has a vector `u`.
 """
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -65,6 +66,25 @@ def save_figure(r, out, x="n", name="u_l1"):
     plt.close(fig)
 
 
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _not_writable_over(out, results):
+    """Why a report or figure may not be written to out, or None: a results file is never
+    replaced by a report (`--html run.h5` replaced run.h5 by HTML)."""
+    if not out or not os.path.exists(out):
+        return None
+    try:
+        if os.path.exists(results) and os.path.samefile(out, results):
+            return "it is the results file itself"
+        with open(out, "rb") as f:
+            if f.read(8) == _HDF5_SIGNATURE:
+                return "it is an HDF5 file (a results file?), which a report never replaces"
+    except OSError:
+        return None  # the write itself says what is wrong
+    return None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m storq.report", description=__doc__.split("\n")[0])
     ap.add_argument("file", help="a storq results file (.h5)")
@@ -77,6 +97,12 @@ def main(argv=None):
     for stream in (sys.stdout, sys.stderr):  # a path that is not UTF-8 prints escaped
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    html_out = None if args.no_html else (args.html or str(Path(args.file).with_suffix(".html")))
+    for option, out in (("--html", html_out), ("--plot", args.plot)):
+        why = _not_writable_over(out, args.file)
+        if why:
+            print(f"storq.report: {option} {out}: {why}; name another file", file=sys.stderr)
+            return 2
     try:
         with open_results(args.file) as r:
             print(_summary(r))
@@ -88,9 +114,8 @@ def main(argv=None):
             if not args.no_html:
                 from .html import write_html
 
-                out = args.html or str(Path(args.file).with_suffix(".html"))
-                write_html(r, out)
-                print(f"report written to {out}")
+                write_html(r, html_out)
+                print(f"report written to {html_out}")
     except OSError as e:
         print(f"storq.report: {args.file}: {e}", file=sys.stderr)
         return 2

@@ -60,6 +60,42 @@ def _plain(value):
     return value
 
 
+def _open_hdf5(path):
+    """h5py.File(path, "r"), with h5py's bare OSError for a file it cannot open told apart: not
+    HDF5 at all (FormatError), cut short or with a damaged superblock (DamagedFile), or locked by
+    the run still writing it (BlockingIOError saying what to do); a missing or unreadable path
+    keeps the system's error."""
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        text = str(e)
+        if isinstance(e, BlockingIOError) or "unable to lock file" in text:
+            raise BlockingIOError(e.errno, f"{path}: cannot open the file: a storq run is still "
+                                  "writing it (HDF5 file lock); set HDF5_USE_FILE_LOCKING=FALSE "
+                                  "to read it meanwhile") from e
+        if e.errno is not None:
+            raise
+        if "file signature not found" in text:
+            raise FormatError(f"{path} is not a storq results file (not HDF5)") from e
+        raise DamagedFile(path, "/", f"HDF5 cannot open it ({text})") from e
+
+
+def _same_value(stored, attr):
+    """An index cell against the point's attribute: strings by their bytes (up to a NUL: the
+    index holds fixed-length strings), numbers exactly and of one kind (integer or float)."""
+    if isinstance(stored, (bytes, str, np.bytes_, np.str_)) or isinstance(attr, (bytes, str)):
+        if not isinstance(attr, (bytes, str, np.bytes_, np.str_)) or \
+                not isinstance(stored, (bytes, str, np.bytes_, np.str_)):
+            return False
+        raw = [v.encode("utf-8", "surrogateescape") if isinstance(v, str) else bytes(v)
+               for v in (stored, attr)]
+        return raw[0].split(b"\0")[0] == raw[1].split(b"\0")[0]
+    a, b = np.asarray(stored), np.asarray(attr)
+    if a.shape != () or b.shape != () or (a.dtype.kind == "f") != (b.dtype.kind == "f"):
+        return False
+    return bool(a == b)
+
+
 def _attrs(obj):
     return {key: _plain(obj.attrs[key]) for key in obj.attrs}
 
@@ -104,8 +140,9 @@ class Results:
         self.path = str(path)
         if verify:
             guarded(self.path, lambda: Results(self.path, verify=False).verify())
-        self._file = h5py.File(self.path, "r")
+        self._file = _open_hdf5(self.path)
         self._verified = set()
+        self._index_rows = None  # /points/index as read once, for _check_index_row
         try:
             try:
                 self.attrs = _attrs(self._file)
@@ -273,8 +310,36 @@ class Results:
             raise KeyError(f"{self.path}: point {pid} is not complete (interrupted write)")
         if int(pid) not in self._verified:  # once per point: its checksums, then its values
             verify_point(self.path, group)
+            self._check_index_row(int(pid), group)
             self._verified.add(int(pid))
         return group
+
+    def _check_index_row(self, pid, group):
+        """/points/index carries no checksum, and table(), frame() and wide() take a point's
+        parameters from it: its row must equal the (checksummed) attributes of the point, as
+        storq info checks (docs/hdf5-schema.md, "What readers check", item 6)."""
+        where = "/points/index"
+        try:
+            if self._index_rows is None:
+                self._index_rows = self._file[where][()]
+            rows = self._index_rows
+            if rows.dtype.names is None or rows.dtype.names[0] != "point":
+                raise DamagedFile(self.path, where, "it is not a table whose first column is "
+                                  "'point'")
+            if pid >= len(rows) or int(rows["point"][pid]) != pid:
+                raise DamagedFile(self.path, where, f"row {pid} is not point {pid}")
+            for col in rows.dtype.names[1:]:
+                if col not in group.attrs:
+                    raise DamagedFile(self.path, group.name, f"has no attribute '{col}', a "
+                                      "column of /points/index")
+                if not _same_value(rows[col][pid], group.attrs[col]):
+                    raise DamagedFile(self.path, group.name,
+                                      f"has {col} = {_text(group.attrs[col])!r}, but row {pid} of "
+                                      f"/points/index says {_text(rows[col][pid])!r}")
+        except DamagedFile:
+            raise
+        except (OSError, KeyError, ValueError, TypeError, RuntimeError) as e:
+            raise DamagedFile(self.path, where, f"cannot be read ({e})") from e
 
     def point_attrs(self, pid):
         """A point's attributes: model, replications, wall_seconds, events and every parameter."""
@@ -355,7 +420,7 @@ class Results:
         if h.get("kind") != "histogram":
             raise ValueError(f"{hist_name} is a {h.get('kind')}, not a histogram")
         qs = np.atleast_1d(np.asarray(q, dtype=float))
-        if np.any((qs < 0) | (qs > 1)):
+        if not np.all((qs >= 0) & (qs <= 1)):  # NaN too
             raise ValueError("quantile levels must be in [0, 1]")
         values = np.array([_hist_quantile(h, x) for x in qs])
         return float(values[0]) if np.ndim(q) == 0 else values
@@ -379,11 +444,13 @@ class Results:
     def table(self):
         """One row per complete point: its parameters, every scalar observable's mean and ci95
         (columns NAME and NAME_ci95) and every length-1 comparison value."""
-        index = self.index.set_index("point")
+        # to_dict("index") keeps each column's type (a row taken with .loc turns the integer
+        # parameters of an all-numeric index into floats)
+        index = self.index.set_index("point").to_dict("index")
         rows = []
         for pid in self.points():
             row = {"point": pid}
-            row.update(index.loc[pid].to_dict() if pid in index.index else self.params(pid))
+            row.update(index[pid] if pid in index else self.params(pid))
             point = self._point(pid)
             for name, group in point["observables"].items():
                 if _text(group.attrs["kind"]) == "scalar":
