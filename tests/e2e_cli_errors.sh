@@ -21,7 +21,7 @@ expect 2 "\-\-k" -- run supermarket --n 10 --L 2 --k 3 --lambda 0.5
 expect 2 "\-\-L" -- run supermarket --n 3 --L 4 --k 1 --lambda 0.5
 expect 2 "\-\-sampling: 'maybe' is not accepted; choose one of: without,with" -- run supermarket "${ok[@]}" --sampling maybe
 expect 2 "\-\-service" -- run supermarket "${ok[@]}" --service exp:-1
-expect 2 "\-\-replications" -- run supermarket "${ok[@]}" -r 0
+expect 2 "\-\-replications" -- run supermarket "${ok[@]:0:12}" --replications 0
 expect 2 "\-\-seed" -- run supermarket "${ok[@]}" --seed -4
 expect 2 "\-\-n needs a value" -- run supermarket --n --L 2
 expect 2 "\-\-n: '1.5' is not an integer" -- run supermarket --n 1.5 --L 1 --k 1 --lambda 0.5

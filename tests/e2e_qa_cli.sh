@@ -6,7 +6,8 @@
 # of model 'mmc'". What theory does take still works: --allow-unstable, --only, --format, --help.
 # A sweep file with [RUN] or `Model =` names that line (it said "s.ini:1: [run] model: missing").
 # `storq help --help` prints help's usage; `storq models MODEL EXTRA` is refused; `storq info`
-# names an option it does not take; `storq run -o --help mmc` lists mmc's parameters.
+# names an option it does not take; `storq run -o --help mmc` lists mmc's parameters; an option
+# or parameter given twice is refused.
 set -uo pipefail
 storq=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -88,6 +89,31 @@ rc=$?
 grep -qF "info: '--only' is not an option of info" err.txt ||
     bad "info i.h5 --only x: message: $(head -c 200 err.txt)"
 "$storq" info i.h5 --format csv > out.txt 2> err.txt || bad "info --format csv: exit $?"
+
+# An option or parameter given twice is refused, naming both values (the last won unseen:
+# `--n 10 --n 20` ran n = 20 only, where a sweep file refuses a key given twice); nothing is
+# written. --class repeats by design (one class each).
+twice() { # WHAT ARGS...: storq ARGS... exits 2 with "WHAT is given twice", one message, no file
+    local what=$1; shift
+    "$storq" "$@" > out.txt 2> err.txt
+    local rc=$?
+    [[ $rc -eq 2 ]] && grep -qF -- "error: $what is given twice" err.txt &&
+        [[ $(grep -c error: err.txt) -eq 1 ]] || { bad "$*: exit $rc: $(head -c 300 err.txt)"; return; }
+    [[ -z $(ls | grep -v -e out.txt -e err.txt -e '^i.h5$') ]] || { bad "$*: wrote $(ls)"; return; }
+    echo "ok: $*: $(head -1 err.txt)"
+}
+twice --c run mmc --c 2 --c 3 -r 2 --quiet -o d.h5
+twice --c run mmc --c=2 --c 3 -r 2 --quiet -o d.h5
+twice -o run mmc -r 2 --quiet -o d.h5 -o e.h5
+twice --output run mmc -r 2 --quiet -o d.h5 --output=e.h5
+twice --seed run mmc -r 2 --seed 1 --seed=2 --quiet -o d.h5
+twice -r run mmc -r 2 -r 3 --quiet -o d.h5
+twice --lambda theory mmc --lambda 1 --lambda 2
+twice --format theory mmc --format csv --format json
+twice --only theory mmc --only mean_wait --only mean_sojourn
+twice --format info i.h5 --format csv --format=json
+"$storq" run proxy --class a:0.5:3:6:shexp:0.1,1.25 --class b:0.5:3:6:shexp:0.1,1.25 --dry-run \
+    > out.txt 2> err.txt || bad "--class twice (two classes): exit $?: $(head -c 300 err.txt)"
 rm -f i.h5
 
 [[ $fail -eq 0 ]] && echo "all checks passed"

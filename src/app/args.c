@@ -58,6 +58,15 @@ static int *flag_option(storq_args *args, const char *a, int with_run_options)
 static int add_param(storq_args *args, const char *name, size_t len, const char *value,
                      storq_error *err)
 {
+    /* given twice, the last would win unseen (`--n 10 --n 20` runs n = 20 only), where a sweep
+     * file refuses a key given twice; --class is the one that repeats (one class each) */
+    for (size_t i = 0; i < args->nparams; i++)
+        if (strlen(args->params[i].name) == len && !strncmp(args->params[i].name, name, len) &&
+            strcmp(args->params[i].name, "class"))
+            return storq_fail(err, STORQ_ERR_USAGE, "--%s is given twice ('%s', then '%s'): "
+                              "give it once; several values are one list (--%s A,B)",
+                              args->params[i].name, args->params[i].value, value,
+                              args->params[i].name);
     storq_arg_param *grown = realloc(args->params, (args->nparams + 1) * sizeof *grown);
     if (!grown)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
@@ -87,6 +96,9 @@ static int set_value(storq_args *args, const char **slot, const char *option, co
                           !strcmp(option, "-o")   ? "--output"
                           : !strcmp(option, "-r") ? "--replications"
                                                   : option);
+    if (*slot)
+        return storq_fail(err, STORQ_ERR_USAGE, "%s is given twice ('%s', then '%s'): give it "
+                          "once", option, *slot, v);
     if (slot == &args->output && !strcmp(v, "-"))
         return storq_fail(err, STORQ_ERR_USAGE, "%s -: the results are an HDF5 file, which "
                           "cannot be streamed to standard output; name a file (e.g. -o "
@@ -134,6 +146,9 @@ static int parse(int argc, char **argv, int with_run_options, storq_args *args,
             STORQ_TRY(set_value(args, slot, a, argv[++i], err));
         } else if (eq_slot) {
             /* --output=x: what follows '=' is the value, whatever it looks like */
+            if (*eq_slot)
+                return storq_fail(err, STORQ_ERR_USAGE, "%.*s is given twice ('%s', then '%s'): "
+                                  "give it once", (int)(eq - a), a, *eq_slot, eq + 1);
             if (eq_slot == &args->output && !strcmp(eq + 1, "-"))
                 return set_value(args, eq_slot, "--output", "-", err);
             *eq_slot = eq + 1;

@@ -64,15 +64,24 @@ static int take_options(int argc, char **argv, char **rest, int *nrest, const ch
 {
     *nrest = 0;
     *fmt = STORQ_VIEW_TABLE;
+    const char *format = NULL; /* as given, to name it if given again */
     for (int i = 0; i < argc; i++) {
         int missing = 0;
         const char *v;
         if ((v = option_value(argc, argv, &i, "--format", &missing)) != NULL) {
+            if (format)
+                return storq_fail(err, STORQ_ERR_USAGE, "--format is given twice ('%s', then "
+                                  "'%s'): give it once", format, v);
+            format = v;
             STORQ_TRY(parse_format(v, fmt, err));
         } else if (only && (v = option_value(argc, argv, &i, "--only", &missing)) != NULL) {
             if (!*v)
                 return storq_fail(err, STORQ_ERR_USAGE, "--only: name at least one theory "
                                   "array (e.g. --only u,mean_queue_length)");
+            if (*only)
+                return storq_fail(err, STORQ_ERR_USAGE, "--only is given twice ('%s', then "
+                                  "'%s'): give it once, the names as one list (--only A,B)",
+                                  *only, v);
             *only = v;
         } else if (missing) {
             return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", argv[i]);
