@@ -99,6 +99,9 @@ expect 2 "\-\-start: 'fixd' is not a start spec; use empty, fill:J .* or fixed" 
 STORQ_CHECKPOINT_INTERVAL=abc expect 2 "STORQ_CHECKPOINT_INTERVAL: 'abc' is not a number of seconds" -- run supermarket "${ok[@]}"
 STORQ_PROGRESS_INTERVAL=-1 expect 2 "STORQ_PROGRESS_INTERVAL: '-1' is not a number of seconds" -- run supermarket "${ok[@]}"
 STORQ_MEMORY_LIMIT=0x10G expect 2 "STORQ_MEMORY_LIMIT: '0x10G' is not a size" -- run supermarket "${ok[@]}"
+# OpenMP ignores what it cannot read and starts a thread per CPU (libgomp's own line on stderr)
+OMP_NUM_THREADS=abc expect 2 "OMP_NUM_THREADS: 'abc' is not a number of threads" -- run supermarket "${ok[@]}"
+OMP_NUM_THREADS=0 expect 2 "OMP_NUM_THREADS: '0' is not a number of threads" -- run supermarket "${ok[@]}"
 
 echo "$failures failure(s)"
 [ $failures -eq 0 ]

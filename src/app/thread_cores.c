@@ -3,6 +3,7 @@
 
 #include <omp.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "params.h"
@@ -15,8 +16,35 @@ static long thread_limit(void)
     return limit;
 }
 
+/* OMP_NUM_THREADS as OpenMP reads it: positive integers, comma-separated (one per nesting level;
+ * spaces around them allowed). */
+static int omp_threads_valid(const char *v)
+{
+    const char *p = v;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p < '1' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\0')
+            return 1;
+        if (*p++ != ',')
+            return 0;
+    }
+}
+
 int storq_threads_check(storq_error *err)
 {
+    /* the runtime ignores a value it cannot read and starts a thread per CPU, unannounced */
+    const char *v = getenv("OMP_NUM_THREADS");
+    if (v && *v && !omp_threads_valid(v)) /* empty: as if unset, as shells often leave it */
+        return storq_fail(err, STORQ_ERR_USAGE, "OMP_NUM_THREADS: '%.40s' is not a number of "
+                          "threads (a positive integer, as in 2; OpenMP would ignore it and start "
+                          "one thread per CPU)", v);
     const long threads = omp_get_max_threads(), limit = thread_limit();
     if (threads <= limit)
         return STORQ_OK;
