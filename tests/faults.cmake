@@ -1,6 +1,6 @@
 # Output files and faults: one writer per output (OUT.h5.lock), and a full disk.
 add_test(NAME e2e_lock COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_lock.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
-set_tests_properties(e2e_lock PROPERTIES LABELS "e2e" TIMEOUT 60 ENVIRONMENT "${STORQ_MPI_ENV}")
+set_tests_properties(e2e_lock PROPERTIES LABELS "e2e" TIMEOUT 180 ENVIRONMENT "${STORQ_MPI_ENV}")
 
 # A full disk, simulated by a preloaded shim that makes writes past a size fail with ENOSPC.
 add_library(storq_full_disk_shim MODULE ${CMAKE_CURRENT_SOURCE_DIR}/full_disk_shim.c)
