@@ -19,7 +19,11 @@ for sig in TERM USR1 INT; do
   OMP_NUM_THREADS=2 "$storq" "${args[@]}" -o stopped.h5 > run.log 2> err.log &
   pid=$!
   # under load (other tests, other work) the first replications take longer: wait for point 0
-  for _ in $(seq 600); do grep -q "^point 0" run.log && break; sleep 0.05; done
+  # while the run lives, up to two minutes (a condition, not a count of polls)
+  deadline=$((SECONDS + 120))
+  while [ $SECONDS -lt $deadline ] && kill -0 $pid 2>/dev/null; do
+    grep -q "^point 0" run.log && break; sleep 0.05
+  done
   sleep 0.3
   # point 1 already reported: the run ended before the signal could reach it (a loaded machine)
   if grep -q "^point 1" run.log; then
