@@ -55,7 +55,7 @@ set_tests_properties(e2e_precision PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL
 # The memory budget (estimate, limit and its source) and trace inputs, refused before any file;
 # each model's estimate is checked against the memory a replication really touches.
 add_test(NAME e2e_memory COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_memory.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
+set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 300 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # storq theory and storq info output: formats, summary, quantiles, theory column (issue 13)
 add_test(NAME e2e_views COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_views.sh ${STORQ_BIN} ${STORQ_PYTHON})
