@@ -15,5 +15,5 @@ set_tests_properties(e2e_cluster_errors PROPERTIES TIMEOUT 120 LABELS "cluster;e
 # Limits of size: a blocks law past its caps refused up front; the product form's cost bounded.
 add_test(NAME e2e_cluster_limits
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_cluster_limits.sh $<TARGET_FILE:storq>)
-set_tests_properties(e2e_cluster_limits PROPERTIES TIMEOUT 120 LABELS "cluster;e2e"
+set_tests_properties(e2e_cluster_limits PROPERTIES TIMEOUT 300 LABELS "cluster;e2e"
   ENVIRONMENT "${STORQ_MPI_ENV}")

@@ -8,7 +8,7 @@ set_tests_properties(e2e_cli_errors e2e_sweep e2e_resume PROPERTIES LABELS "e2e"
 set_tests_properties(e2e_cli_errors PROPERTIES TIMEOUT 150)
 set_tests_properties(e2e_sweep PROPERTIES TIMEOUT 90)
 # It kills a sweep once its first point is written: alone, so other tests do not skew the timing.
-set_tests_properties(e2e_resume PROPERTIES TIMEOUT 30 RUN_SERIAL TRUE)
+set_tests_properties(e2e_resume PROPERTIES TIMEOUT 90 RUN_SERIAL TRUE)
 add_test(NAME e2e_slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_slurm.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_slurm PROPERTIES LABELS "slurm" TIMEOUT 300 SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
@@ -26,11 +26,11 @@ set_tests_properties(build_flags_corpus PROPERTIES LABELS "corpus" TIMEOUT 400 P
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # A rank with no work left waits for the others without spinning: its CPU time stays small.
 add_test(NAME e2e_idle_rank COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_idle_rank.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_idle_rank PROPERTIES LABELS "e2e" TIMEOUT 60 RUN_SERIAL TRUE
+set_tests_properties(e2e_idle_rank PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # Every transport (vader, tcp) and every osc component: same results, fair shares of equal units.
 add_test(NAME e2e_transports COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_transports.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_transports PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
+set_tests_properties(e2e_transports PROPERTIES LABELS "e2e" TIMEOUT 480 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # Threads that would share a core (a rank bound to one core) are warned about; one each is silent.
 add_test(NAME e2e_thread_cores COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_thread_cores.sh ${STORQ_BIN} ${STORQ_PYTHON})
@@ -38,7 +38,7 @@ set_tests_properties(e2e_thread_cores PROPERTIES LABELS "e2e" TIMEOUT 60 RESOURC
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # A signal stops long replications within a fraction of a second; --resume completes the file.
 add_test(NAME e2e_stop COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_stop.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_stop PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL TRUE
+set_tests_properties(e2e_stop PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # Progress: lines within a long replication (log and terminal), --quiet, two ranks, same bits.
 add_test(NAME e2e_progress COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_progress.sh ${STORQ_BIN} ${STORQ_PYTHON})
@@ -46,7 +46,7 @@ set_tests_properties(e2e_progress PROPERTIES LABELS "e2e" TIMEOUT 180 SKIP_RETUR
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # A job killed midway keeps its replications (checkpoints); --resume reruns only the missing ones.
 add_test(NAME e2e_checkpoint COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_checkpoint.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_checkpoint PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
+set_tests_properties(e2e_checkpoint PROPERTIES LABELS "e2e" TIMEOUT 300 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # Precision targets: batches until the CI target is met, re-derived from the stored values.
 add_test(NAME e2e_precision COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_precision.sh ${STORQ_BIN} ${STORQ_PYTHON})
@@ -55,7 +55,7 @@ set_tests_properties(e2e_precision PROPERTIES LABELS "e2e" TIMEOUT 90 RUN_SERIAL
 # The memory budget (estimate, limit and its source) and trace inputs, refused before any file;
 # each model's estimate is checked against the memory a replication really touches.
 add_test(NAME e2e_memory COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_memory.sh ${STORQ_BIN} ${STORQ_PYTHON})
-set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
+set_tests_properties(e2e_memory PROPERTIES LABELS "e2e" TIMEOUT 300 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # storq theory and storq info output: formats, summary, quantiles, theory column (issue 13)
 add_test(NAME e2e_views COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_views.sh ${STORQ_BIN} ${STORQ_PYTHON})

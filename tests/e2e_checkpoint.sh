@@ -20,18 +20,33 @@ g = f.get('checkpoints/000000')
 print(int(g['done'][()].sum()) if g is not None else 0)"
 }
 for ranks in 1 2; do
+ for attempt in 1 2 3; do
   rm -f cut.h5 cut.h5.partial
   STORQ_CHECKPOINT_INTERVAL=0 OMP_NUM_THREADS=1 mpirun -np $ranks "$storq" "${args[@]}" -o cut.h5 &
   pid=$!
-  # wait until a few replications are in the file, then kill the whole job at once
-  for _ in $(seq 200); do
-    [ -e cut.h5.partial ] && [ "$(in_checkpoint cut.h5.partial 2>/dev/null || echo 0)" -ge 3 ] && break
+  # wait until a few replications are in the file, then kill the whole job at once. The count
+  # is read once per try and kept; a read racing the writer may fail (0, "not yet") or be torn
+  # (outside 0..reps). The wait is for the condition while the run lives, up to a minute.
+  seen=0; deadline=$((SECONDS + 60))
+  while [ $SECONDS -lt $deadline ] && kill -0 $pid 2>/dev/null; do
+    seen=$(in_checkpoint cut.h5.partial 2>/dev/null || echo 0)
+    [ "$seen" -ge 3 ] 2>/dev/null && [ "$seen" -lt $reps ] && break
     sleep 0.1
   done
   # mpirun's children are the ranks: kill them and mpirun at once, nothing else
-  pkill -9 -P $pid || true; kill -9 $pid; wait $pid 2>/dev/null || true; pid=
+  pkill -9 -P $pid || true; kill -9 $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; pid=
+  # the run ended (or checkpointed every replication) before the kill, as on a loaded machine
+  # where a poll is slow: nothing to test, try again
+  if [ -e cut.h5 ] || [ "$(in_checkpoint cut.h5.partial 2>/dev/null || echo 0)" -ge $reps ]; then
+    echo "$ranks rank(s): the run finished before the kill (last count $seen), trying again"
+    [ $attempt -lt 3 ] || { echo "FAIL: the run always finished before the kill"; exit 1; }
+    continue
+  fi
+  break
+ done
+  # the writer is dead now: this read is the checkpoint as the kill left it
   kept=$(in_checkpoint cut.h5.partial)
-  echo "$ranks rank(s): killed with $kept of $reps replications in the checkpoint"
+  echo "$ranks rank(s): killed with $kept of $reps replications in the checkpoint (the last poll saw $seen)"
   [ "$kept" -ge 3 ] && [ "$kept" -lt $reps ] || { echo "FAIL: checkpoint holds $kept"; exit 1; }
   OMP_NUM_THREADS=1 mpirun -np $ranks "$storq" "${args[@]}" -o cut.h5 --resume 2> resume.log
   cat resume.log

@@ -20,7 +20,10 @@ print("arrivals = 100\nlambda = " + ", ".join("%.6f" % (0.1 + 0.8 * i / n) for i
 }
 sweep 400000 > big.ini
 
-# stopped SIG DELAY LABEL ARGS...: storq ARGS gets SIG after DELAY s; exit 3 within 2 s
+# stopped SIG DELAY LABEL ARGS...: storq ARGS gets SIG after DELAY s; exit 3 within 2 s. Returns 1
+# when the stop was right but slower than 2 s and $last_try is not set: a loaded machine can
+# stretch one stop (1.9 s seen beside two busy loops, 0.2 s idle), so the caller measures again;
+# a stop slow on every try fails.
 stopped() {
   local sig=$1 delay=$2 label=$3; shift 3
   "$storq" "$@" 2>err.txt >/dev/null & pid=$!
@@ -30,14 +33,21 @@ stopped() {
   t0=$(date +%s%N); kill -"$sig" "$pid"; wait "$pid"; status=$?; t1=$(date +%s%N); pid=""
   local ms=$(( (t1 - t0) / 1000000 ))
   [ "$status" -eq 3 ] || fail "$label: $sig: exit $status, expected 3 (138, 143, 130: killed by it): $(cat err.txt)"
-  [ "$ms" -le 2000 ] || fail "$label: $sig: stopped after $ms ms"
   [ "$(grep -c . err.txt)" -eq 1 ] && grep -q "stopped by signal" err.txt ||
     fail "$label: $sig: not one message: $(cat err.txt)"
+  if [ "$ms" -gt 2000 ]; then
+    [ -n "$last_try" ] && { fail "$label: $sig: stopped after $ms ms (slow on every try)"; return 0; }
+    echo "slow: $label: $sig -> $status after $ms ms; measured again"; return 1
+  fi
   echo "ok: $label: $sig -> $status after $ms ms: $(cat err.txt)"
 }
 for sig in USR1 TERM INT; do
-  stopped "$sig" 1 "a 400,000-point sweep being read" run big.ini -o big.h5 --quiet
-  left=$(ls big.h5* 2>/dev/null); [ -z "$left" ] || { fail "$sig: left $left"; rm -f big.h5*; }
+  for try in 1 2 3; do
+    last_try=; [ "$try" -eq 3 ] && last_try=1
+    stopped "$sig" 1 "a 400,000-point sweep being read" run big.ini -o big.h5 --quiet; slow=$?
+    left=$(ls big.h5* 2>/dev/null); [ -z "$left" ] || { fail "$sig: left $left"; rm -f big.h5*; }
+    [ "$slow" -eq 0 ] && break
+  done
 done
 
 # merge: two task files of 200 points (a merge of them takes seconds), stopped once it holds
@@ -48,7 +58,11 @@ sweep 200 > m.ini
 sums=$(md5sum m.task-*.h5)
 for sig in TERM INT; do
   "$storq" merge out.h5 m.task-0-of-2.h5 m.task-1-of-2.h5 >/dev/null 2>err.txt & pid=$!
-  for _ in $(seq 1 500); do [ -e out.h5.lock ] && break; sleep 0.01; done
+  # the lock, while the merge lives, up to a minute (a loaded machine starts storq slowly)
+  deadline=$((SECONDS + 60))
+  while [ $SECONDS -lt $deadline ] && kill -0 "$pid" 2>/dev/null; do
+    [ -e out.h5.lock ] && break; sleep 0.01
+  done
   [ -e out.h5.lock ] || fail "merge: no lock while it runs"
   sleep 0.5
   t0=$(date +%s%N); kill -"$sig" "$pid"; wait "$pid"; status=$?; t1=$(date +%s%N); pid=""

@@ -20,10 +20,12 @@ args=(supermarket --n 100 --L 2 --lambda 0.9 --warmup 1000 --arrivals 4000000 -r
 "$storq" run "${args[@]}" -o clean.h5 || fail "the clean run exited $?"
 
 # Start a run and hold it still (SIGSTOP) once its lock and partial file exist and the file's
-# header is written (a few KB; killed before that, a partial cannot be resumed).
+# header is written (a few KB; killed before that, a partial cannot be resumed). The wait is for
+# that condition, up to a minute (a loaded machine starts storq slowly), not a count of polls.
 start_held() { # OUT
   "$storq" run "${args[@]}" -o "$1" & pid=$!
-  for _ in $(seq 1 400); do
+  local deadline=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$deadline" ] && kill -0 "$pid" 2>/dev/null; do
     [ -s "$1.lock" ] && [ "$(stat -c %s "$1.partial" 2>/dev/null || echo 0)" -gt 4096 ] && break
     sleep 0.01
   done

@@ -2,7 +2,7 @@
 # `storq run ... --dry-run --workers W`: the prediction's fields, the dry run without --workers
 # unchanged, bad options (one message naming the option, exit 2, nothing written),
 # --calibrate-from a short real run's file, and the prediction for 1 worker against that run's
-# wall time; a units table with the cpu_seconds column is timed by it. Usage: e2e_plan.sh STORQ
+# CPU time; a units table with the cpu_seconds column is timed by it. Usage: e2e_plan.sh STORQ
 # PYTHON (with h5py)
 set -uo pipefail
 storq=$(realpath "$1"); python=$2
@@ -108,9 +108,12 @@ else
 fi
 refused "--calibrate-from: real.h5 is a run of model 'supermarket'; this run's model is 'forkjoin'" \
   run forkjoin --dry-run --workers 2 --calibrate-from real.h5
-# the calibration here against the real run: within a generous factor (a shared machine)
-awk -v p="$predicted1" -v w="$wall" 'BEGIN { exit !(w > 0 && p / w > 1 / 3 && p / w < 3) }' \
-  && pass "calibrated here, 1 worker: $predicted1 s predicted, $wall s measured" \
-  || fail "calibrated here, 1 worker: $predicted1 s predicted, $wall s measured (more than 3x apart)"
+# the calibration here against the real run: within a generous factor. The calibration times its
+# replications by CPU clock and predicts for a worker with a core of its own, so it is held against
+# the run's CPU time, not its wall time, which a loaded machine stretches (beside two busy loops a
+# run of 1.09 CPU-s, as predicted, took 2.92 s: 2.7 times, near the factor 3)
+awk -v p="$predicted1" -v b="$busy" 'BEGIN { exit !(b > 0 && p / b > 1 / 3 && p / b < 3) }' \
+  && pass "calibrated here, 1 worker: $predicted1 s predicted, $busy CPU-s measured ($wall s wall)" \
+  || fail "calibrated here, 1 worker: $predicted1 s predicted, $busy CPU-s measured (more than 3x apart)"
 
 [ "$failures" -eq 0 ] && echo "all plan checks passed" || { echo "$failures failure(s)"; exit 1; }

@@ -7,8 +7,18 @@ storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); root=$(dirname "$here"
 command -v sbatch >/dev/null && command -v slurmctld >/dev/null || { echo "no Slurm: skipped"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "not root: skipped"; exit 77; }
 "$root/jobs/slurm/local-cluster.sh" start || exit 1
-work=$(mktemp -d); trap 'scancel --user=root 2>/dev/null; rm -rf "$work"' EXIT
+# Only this test's jobs are cancelled on exit: another checkout's tests may share the cluster.
+jobs=()
+work=$(mktemp -d); trap 'for j in "${jobs[@]}"; do scancel "$j" 2>/dev/null; done; rm -rf "$work"' EXIT
 cd "$work"
+# job_state JOB: the job's state, empty once it has left the queue. Returns 1 when squeue could
+# not ask (a busy controller): that is no answer, not an empty queue.
+job_state() {
+  local out
+  out=$(squeue -h -j "$1" -o %T 2>&1) && { echo "$out"; return 0; }
+  grep -q "Invalid job id" <<<"$out" && return 0 # ended long enough ago to be purged
+  return 1
+}
 cat > sweep.ini <<'INI'
 [run]
 model = supermarket
@@ -23,10 +33,10 @@ warmup = 10000
 arrivals = 100000
 INI
 job=$(sbatch --parsable --ntasks=2 -o slurm.log "$root/jobs/slurm/storq.sbatch" sweep.ini out.h5 "$storq") || exit 1
+jobs+=("$job")
 echo "submitted job $job"
 for _ in $(seq 1 300); do
-  state=$(squeue -h -j "$job" -o %T 2>/dev/null)
-  [ -z "$state" ] && break
+  state=$(job_state "$job") && [ -z "$state" ] && break
   sleep 1
 done
 cat slurm.log
@@ -49,6 +59,7 @@ sed -e 's/^lambda = .*/lambda = 0.6/' -e 's/^arrivals = .*/arrivals = 15000000/'
     -e 's/^replications = .*/replications = 12/' sweep.ini > long.ini
 job=$(sbatch --parsable --ntasks=2 -o long.log --open-mode=append \
       --export=ALL,STORQ_CHECKPOINT_INTERVAL=0 "$root/jobs/slurm/storq.sbatch" long.ini long.h5 "$storq") || exit 1
+jobs+=("$job")
 echo "submitted job $job"
 in_checkpoints() { # replications in the checkpoints of a file another process writes
   HDF5_USE_FILE_LOCKING=FALSE "$python" -c "
@@ -68,13 +79,21 @@ done
 [ "$seen" -ge 3 ] && [ "$seen" -le 12 ] || { echo "FAIL: no checkpoint appeared (last count $seen)"; cat long.log; exit 1; }
 echo "the partial file holds $seen checkpointed replications; stopping the job"
 scancel --signal=USR1 --batch "$job"
+# Slurm holds a requeued job for a while (BeginTime, or a hold); a test need not wait for that,
+# but it must not start it again within the second its first run was killed: slurmd refuses a
+# credential made no later than that second ("Job credential revoked", the job FAILED; CI saw it
+# when the requeue and the forced start fell in one second). So the start is forced only once the
+# job has been pending for 2 s.
+pending=0
 for _ in $(seq 1 240); do
-  state=$(squeue -h -j "$job" -o %T 2>/dev/null)
+  state=$(job_state "$job") || state=unknown
   [ -f long.h5 ] && [ -z "$state" ] && break
-  # Slurm holds a requeued job for a while (BeginTime, or a hold); a test need not wait for that.
   if [ "$state" = PENDING ]; then
-    scontrol release "$job" 2>/dev/null
-    scontrol update JobId="$job" StartTime=now 2>/dev/null
+    pending=$((pending + 1))
+    if [ "$pending" -gt 2 ]; then
+      scontrol release "$job" 2>/dev/null
+      scontrol update JobId="$job" StartTime=now 2>/dev/null
+    fi
   fi
   sleep 1
 done

@@ -32,8 +32,12 @@ wait_jobs() {
   local limit=$1 ids
   shift
   ids=$(IFS=,; echo "$*")
+  local out
   for _ in $(seq 1 "$limit"); do
-    [ -z "$(squeue -h -j "$ids" 2>/dev/null)" ] && return 0
+    # an empty queue only when squeue answered: a busy controller's error is no answer (a job
+    # purged after it ended is "Invalid job id")
+    if out=$(squeue -h -j "$ids" 2>&1); then [ -z "$out" ] && return 0
+    elif grep -q "Invalid job id" <<<"$out"; then return 0; fi
     sleep 1
   done
   echo "FAIL: jobs $ids still queued after $limit s"

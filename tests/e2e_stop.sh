@@ -19,7 +19,11 @@ for sig in TERM USR1 INT; do
   OMP_NUM_THREADS=2 "$storq" "${args[@]}" -o stopped.h5 > run.log 2> err.log &
   pid=$!
   # under load (other tests, other work) the first replications take longer: wait for point 0
-  for _ in $(seq 600); do grep -q "^point 0" run.log && break; sleep 0.05; done
+  # while the run lives, up to two minutes (a condition, not a count of polls)
+  deadline=$((SECONDS + 120))
+  while [ $SECONDS -lt $deadline ] && kill -0 $pid 2>/dev/null; do
+    grep -q "^point 0" run.log && break; sleep 0.05
+  done
   sleep 0.3
   # point 1 already reported: the run ended before the signal could reach it (a loaded machine)
   if grep -q "^point 1" run.log; then
@@ -34,9 +38,14 @@ for sig in TERM USR1 INT; do
   pid=
   echo "SIG$sig: exit status $status after $took s: $(grep "stopped by" err.log)"
   [ $status -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; cat err.log; exit 1; }
-  (( $(echo "$took < 1.0" | bc) )) || { echo "FAIL: took $took s to stop"; exit 1; }
   grep -q "stopped by signal" err.log || { echo "FAIL: no message"; cat err.log; exit 1; }
   [ -e stopped.h5.partial ] && [ ! -e stopped.h5 ] || { echo "FAIL: files after the stop"; ls; exit 1; }
+  # a loaded machine can stretch one stop (0.44 s beside two busy loops, 0.06 s idle): a slow
+  # stop is measured again; slow on every try fails
+  if ! (( $(echo "$took < 1.0" | bc) )); then
+    [ $attempt -lt 3 ] || { echo "FAIL: took $took s to stop"; exit 1; }
+    echo "SIG$sig: took $took s to stop, measured again"; continue
+  fi
   break
  done
 done

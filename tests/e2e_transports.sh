@@ -43,13 +43,25 @@ mpirun -np 3 --oversubscribe --mca btl self,tcp "$storq" run "${precise[@]}" -o 
 same t.h5 ref_precise.h5 "--precision on 3 ranks over tcp"
 echo "2 ranks x 2 threads and --precision over tcp: same results"
 
-# Fair shares of equal units (about 0.15 s each on an idle machine; theory units left out).
+# Fair shares of equal units (about 0.15 s each on an idle machine; theory units left out). Shares
+# and waits are timings: a loaded machine can skew one run (waits of 0.035 s per unit seen beside
+# two busy loops), so a run outside them is measured again; outside them on 3 runs fails. A wrong
+# count of units fails at once.
 share() {
-  local ranks=$1 reps=$2; shift 2
-  rm -f f.h5
-  mpirun -np "$ranks" --oversubscribe "$@" "$storq" run supermarket --n 100 --L 2 --lambda 0.5 \
-    --warmup 1000 --arrivals 1600000 -r "$reps" --seed 3 --quiet -o f.h5 >/dev/null
-  "$python" - "$ranks" "$reps" "$*" <<'PY'
+  local ranks=$1 reps=$2 try status; shift 2
+  for try in 1 2 3; do
+    rm -f f.h5
+    mpirun -np "$ranks" --oversubscribe "$@" "$storq" run supermarket --n 100 --L 2 --lambda 0.5 \
+      --warmup 1000 --arrivals 1600000 -r "$reps" --seed 3 --quiet -o f.h5 >/dev/null
+    status=0; share_check "$ranks" "$reps" "$*" || status=$?
+    [ "$status" -eq 0 ] && return 0
+    [ "$status" -eq 3 ] || exit 1
+    [ "$try" -lt 3 ] || { echo "FAIL: outside the fair share or the waits on 3 runs"; exit 1; }
+    echo "measured again"
+  done
+}
+share_check() {
+  "$python" - "$@" <<'PY'
 import sys, h5py, numpy as np
 ranks, reps, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 u = h5py.File("f.h5", "r")["run/units"][()]
@@ -58,13 +70,17 @@ t = h5py.File("f.h5", "r")["run/ranks"][()]
 waited = t["waiting_seconds"] / np.maximum(counts, 1)
 print(f"{ranks} ranks, {how}: replications per rank {counts.tolist()}, seconds waited for units "
       f"per unit {np.round(waited, 4).tolist()}")
-if counts.sum() != reps or counts.min() < 0.5 * reps / ranks:
-    sys.exit(f"FAIL: a rank ran fewer than half its share ({reps / ranks:g}) of {reps} equal units")
+if counts.sum() != reps:
+    sys.exit(f"FAIL: {counts.sum()} of {reps} units ran")
+if counts.min() < 0.5 * reps / ranks:
+    print(f"a rank ran fewer than half its share ({reps / ranks:g}) of {reps} equal units")
+    sys.exit(3)
 # answered within milliseconds, even while rank 0 simulates: a rank's waits for the hand-out
 # are a small part of its units (about 0.15 s each here; waits of one of rank 0's replications,
 # as before the serving thread, would be 0.1-1 s; 0.05 leaves room for a loaded machine)
 if waited.max() > 0.05:
-    sys.exit(f"FAIL: a rank waited {waited.max():.3f} s per unit for rank 0 to hand out work")
+    print(f"a rank waited {waited.max():.3f} s per unit for rank 0 to hand out work")
+    sys.exit(3)
 PY
 }
 share 2 12 --mca btl self,tcp

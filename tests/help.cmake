@@ -2,7 +2,7 @@
 # the paths of sweep files.
 add_test(NAME e2e_help COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_help.sh $<TARGET_FILE:storq>
          ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${CMAKE_COMMAND})
-set_tests_properties(e2e_help PROPERTIES LABELS "e2e" TIMEOUT 60)
+set_tests_properties(e2e_help PROPERTIES LABELS "e2e" TIMEOUT 150)
 # Relative paths in sweep files: beside the sweep file; the stored command line pastes back.
 add_test(NAME e2e_sweep_paths COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_sweep_paths.sh
          $<TARGET_FILE:storq> ${STORQ_PYTHON})

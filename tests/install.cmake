@@ -5,7 +5,7 @@
 add_test(NAME e2e_install
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_install.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
                  ${CMAKE_COMMAND} ${STORQ_PYTHON} ${PROJECT_VERSION})
-set_tests_properties(e2e_install PROPERTIES LABELS "e2e" TIMEOUT 30 ENVIRONMENT "${STORQ_MPI_ENV}")
+set_tests_properties(e2e_install PROPERTIES LABELS "e2e" TIMEOUT 60 ENVIRONMENT "${STORQ_MPI_ENV}")
 # cpack first builds the `preinstall` target (everything), a no-op after the suite's build.
 add_test(NAME e2e_package
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_package.sh ${CMAKE_BINARY_DIR} ${CMAKE_CPACK_COMMAND}

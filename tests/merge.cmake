@@ -2,7 +2,7 @@
 add_test(NAME e2e_merge
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_merge.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
 # It runs MPI jobs on the 2 cores: alone, like the other MPI tests.
-set_tests_properties(e2e_merge PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRUE
+set_tests_properties(e2e_merge PROPERTIES LABELS "e2e" TIMEOUT 240 RUN_SERIAL TRUE
   ENVIRONMENT "${STORQ_MPI_ENV}")
 # The job-array batch script and its dependent merge on the local Slurm cluster (skipped without).
 add_test(NAME e2e_slurm_array

@@ -7,7 +7,7 @@ set_tests_properties(e2e_race PROPERTIES LABELS "e2e" TIMEOUT 120 RUN_SERIAL TRU
   ENVIRONMENT "${STORQ_MPI_ENV}")
 add_test(NAME e2e_special_files
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_special_files.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
-set_tests_properties(e2e_special_files PROPERTIES LABELS "e2e" TIMEOUT 60 ENVIRONMENT "${STORQ_MPI_ENV}")
+set_tests_properties(e2e_special_files PROPERTIES LABELS "e2e" TIMEOUT 120 ENVIRONMENT "${STORQ_MPI_ENV}")
 add_test(NAME e2e_closed_output
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_closed_output.sh $<TARGET_FILE:storq> ${STORQ_PYTHON})
 set_tests_properties(e2e_closed_output PROPERTIES LABELS "e2e" TIMEOUT 60 ENVIRONMENT "${STORQ_MPI_ENV}")

@@ -8,7 +8,7 @@ set_tests_properties(e2e_sweep_errors PROPERTIES LABELS "e2e" TIMEOUT 60
 # A few hundred generated sweep files (fixed seed) list exactly the points meant (about 8 s).
 add_test(NAME sweep_property COMMAND ${STORQ_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/sweep_property.py
          $<TARGET_FILE:storq> 300)
-set_tests_properties(sweep_property PROPERTIES LABELS "python" TIMEOUT 60)
+set_tests_properties(sweep_property PROPERTIES LABELS "python" TIMEOUT 120)
 # Request classes one at a time (--class, [class.NAME]) equal the one-string --classes.
 add_test(NAME e2e_classes COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_classes.sh $<TARGET_FILE:storq>)
 set_tests_properties(e2e_classes PROPERTIES LABELS "e2e" TIMEOUT 60
