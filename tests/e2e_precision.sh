@@ -55,7 +55,7 @@ expect 2 "\-\-max-replications: applies with \-\-precision only" -- "${ok[@]}" -
 expect 2 "\-\-max-replications: 1 is below -r 2" -- "${ok[@]}" --precision 0.01 --max-replications 1
 expect 2 "\-\-precision: '1.5' is not accepted" -- "${ok[@]}" --precision 1.5 --max-replications 10
 expect 2 "\-\-precision: '0.01:' is not accepted" -- "${ok[@]}" --precision 0.01: --max-replications 10
-expect 2 "\-\-precision: 'u' is not a scalar observable of point 0" -- "${ok[@]}" --precision 0.01:u --max-replications 10
+expect 2 "\-\-precision: 'u' is not a scalar observable of point 0; its scalars: mean_queue_length, mean_task_sojourn" -- "${ok[@]}" --precision 0.01:u --max-replications 10
 expect 2 "\-\-precision: point 0 of model 'supermarket' has no headline observable" -- run supermarket --n 20 --L 2 --lambda 0.5 --mode transient --horizon 1 --grid 2 -r 2 --precision 0.01 --max-replications 10
 # A sweep file's [run] keys: the same run as the flags.
 cat > sweep.ini <<'INI'

@@ -69,10 +69,15 @@ static int find_target(run_state *st, size_t p, storq_error *err)
                           "headline observable; name a scalar one: --precision %g:NAME", p,
                           spec->model->name, spec->precision);
     const storq_obs_def *d = storq_obs_find(&st->obs[p], name);
-    if (!d || d->kind != STORQ_OBS_SCALAR)
+    if (!d || d->kind != STORQ_OBS_SCALAR) {
+        char names[512] = ""; /* what it may name instead */
+        for (size_t i = 0; i < st->obs[p].ndefs; i++)
+            if (st->obs[p].defs[i].kind == STORQ_OBS_SCALAR)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         *names ? ", " : "", st->obs[p].defs[i].name);
         return storq_fail(err, STORQ_ERR_USAGE, "--precision: '%s' is not a scalar observable "
-                          "of point %zu (see its observables with `storq info` on a short run)",
-                          name, p);
+                          "of point %zu; its scalars: %s", name, p, *names ? names : "none");
+    }
     st->target[p] = d;
     return STORQ_OK;
 }
