@@ -7,7 +7,8 @@
 #   task's file) and gives the whole run, identical to the single job (tests/compare_h5.py); the
 #   advice said to merge "the missing tasks' files", which alone replace the partial's points;
 # - an output whose directory does not exist: the message names the output and the missing
-#   directory (it named storq's lock file, 'x.h5.lock', and "No such file or directory").
+#   directory (it named storq's lock file, 'x.h5.lock', and "No such file or directory");
+# - OUT.partial that is a directory: refused, with or without --force, and left alone.
 set -uo pipefail
 storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -65,6 +66,19 @@ for cmd in "run mmc -r 2 --quiet -o nodir/x.h5" "merge nodir/x.h5 single.h5"; do
     grep -q "\.lock" err.txt && bad "$cmd: names the lock file: $(head -c 300 err.txt)"
     [[ ! -e nodir ]] || bad "$cmd: created nodir"
 done
+
+# OUT.partial that is a directory: refused at once, with and without --force, and left alone (it
+# was called "an unfinished run", and --force then failed "cannot remove ... Is a directory")
+mkdir d.h5.partial
+for force in "" --force; do
+    "$storq" run mmc --arrivals 2000 --warmup 100 -r 2 --quiet -o d.h5 $force > out.txt 2> err.txt
+    rc=$?
+    [[ $rc -eq 2 ]] && [[ $(grep -c "error:" err.txt) -eq 1 ]] &&
+        grep -qF "'d.h5.partial', where this run would keep its unfinished work, exists and is not a regular file but a directory" err.txt ||
+        bad "run -o d.h5 $force with a directory d.h5.partial: exit $rc: $(head -c 300 err.txt)"
+    [[ -d d.h5.partial && ! -e d.h5 && ! -e d.h5.lock ]] || bad "run -o d.h5 $force: files changed: $(ls | tr '\n' ' ')"
+done
+rmdir d.h5.partial
 
 [[ $fail -eq 0 ]] && echo "all checks passed"
 exit $fail

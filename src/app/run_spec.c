@@ -492,6 +492,12 @@ static int check_output(const storq_run_spec *spec, const char *sweep, storq_err
     }
     char partial[1100];
     snprintf(partial, sizeof partial, "%s.partial", out);
+    /* not a partial file storq could replace (a directory, a FIFO): never removed (--resume
+     * names it in its own words when it opens it) */
+    if (!spec->resume && lstat(partial, &st) == 0 && !S_ISREG(st.st_mode))
+        return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s', where this run would keep its "
+                          "unfinished work, exists and is not a regular file but %s; remove it "
+                          "or name another output", partial, storq_file_kind(st.st_mode));
     if (stat(partial, &st) == 0 && !spec->resume && !spec->force)
         return storq_fail(err, STORQ_ERR_USAGE, "--output: '%s' exists (an unfinished run): "
                           "--resume completes it, --force starts over", partial);
