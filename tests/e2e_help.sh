@@ -24,7 +24,7 @@ has_params() { # MODEL ARGS...
   local model=$1; shift
   local out names missing=""
   out=$("$storq" "$@" 2>&1) || { fail "storq $* exited $?"; return; }
-  names=$("$storq" models "$model" | awk 'NR > 3 && NF { print $1 }')
+  names=$("$storq" models "$model" | awk 'NR > 3 && !NF { exit } NR > 3 { print $1 }') # the table
   [ "$(wc -l <<<"$names")" -ge 3 ] || { fail "storq models $model lists no parameters"; return; }
   for n in $names; do grep -qE "^  $n +(int|real|string) " <<<"$out" || missing+=" $n"; done
   if [ -n "$missing" ]; then fail "storq $*: parameters missing:$missing"; else echo "ok: storq $* lists the $(wc -w <<<"$names") parameters of $model"; fi

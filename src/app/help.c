@@ -34,18 +34,26 @@ void storq_help_print_model(const storq_model *m, FILE *out)
     storq_table_init(&t, 6, NULL, "  ");
     storq_table_header(&t, "parameter", "type", "default", "accepted", "unit", "meaning",
                        (char *)NULL);
+    int laws = 0;
     for (const storq_param_def *d = m->params; d->name; d++) {
         char range[512];
         accepted(d, range, sizeof range);
         storq_table_add(&t, "%s", d->name);
         storq_table_add(&t, "%s", type_name(d));
         storq_table_add(&t, "%s", d->def ? d->def : "(required)");
-        storq_table_add(&t, "%s", range);
+        /* a law's forms (140 characters) would widen every row: listed below the table */
+        storq_table_add(&t, "%s", d->laws ? "a law (below)" : range);
         storq_table_add(&t, "%s", d->unit ? d->unit : "");
         storq_table_add(&t, "%s", d->doc ? d->doc : "");
+        laws |= d->laws != 0;
     }
     storq_table_print(&t, out);
     storq_table_free(&t);
+    if (laws)
+        fputc('\n', out);
+    for (const storq_param_def *d = m->params; d->name; d++)
+        if (d->laws)
+            fprintf(out, "  --%s: %s\n", d->name, storq_law_forms(d->laws));
 }
 
 static const storq_model_doc *find_doc(const char *name)
