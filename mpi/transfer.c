@@ -55,6 +55,19 @@ static void reap(storq_outbox *o)
     o->n = keep;
 }
 
+/* Flow control (caller holds storq_mpi): wait until the oldest send is taken in, and free it.
+ * The oldest, since rank 0 takes a rank's messages in the order they were sent. */
+static int wait_oldest(storq_outbox *o, storq_error *err)
+{
+    int rc = storq_mpi_wait(&o->p[0].req, MPI_STATUS_IGNORE) == MPI_SUCCESS
+                 ? STORQ_OK
+                 : STORQ_RUNTIME_FAIL(err, "MPI_Wait on a result send failed");
+    free(o->p[0].buf);
+    memmove(o->p, o->p + 1, (o->n - 1) * sizeof *o->p);
+    o->n--;
+    return rc;
+}
+
 /* Send buf (owned from now on) to rank 0. */
 static int post(storq_outbox *o, uint64_t *buf, size_t nwords, storq_error *err)
 {
@@ -67,14 +80,8 @@ static int post(storq_outbox *o, uint64_t *buf, size_t nwords, storq_error *err)
 #pragma omp critical(storq_mpi)
     {
         reap(o);
-        /* the oldest first: rank 0 takes a rank's messages in the order they were sent */
-        while (o->n >= SENDS_UNTAKEN && !rc) {
-            if (storq_mpi_wait(&o->p[0].req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                rc = STORQ_RUNTIME_FAIL(err, "MPI_Wait on a result send failed");
-            free(o->p[0].buf);
-            memmove(o->p, o->p + 1, (o->n - 1) * sizeof *o->p);
-            o->n--;
-        }
+        while (!rc && o->n >= SENDS_UNTAKEN)
+            rc = wait_oldest(o, err);
         if (!rc && o->n == o->cap) {
             size_t cap = o->cap ? 2 * o->cap : 16;
             pending *grown = realloc(o->p, cap * sizeof *grown);
@@ -84,7 +91,7 @@ static int post(storq_outbox *o, uint64_t *buf, size_t nwords, storq_error *err)
             }
         }
         if (rc) {
-            /* the wait failed: said above */
+            /* wait_oldest said why */
         } else if (o->n == o->cap) {
             rc = STORQ_RUNTIME_FAIL(err, "out of memory");
         } else if (MPI_Issend(buf, (int)nwords, MPI_UINT64_T, 0, TAG_RESULT, o->comm,

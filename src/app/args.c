@@ -55,18 +55,28 @@ static int *flag_option(storq_args *args, const char *a, int with_run_options)
     return NULL;
 }
 
+int storq_args_once(const char *name, int name_len, const char *first, const char *then,
+                    const char *advice, storq_error *err)
+{
+    if (!first)
+        return STORQ_OK;
+    return storq_fail(err, STORQ_ERR_USAGE, "%.*s is given twice ('%s', then '%s'): give it "
+                      "once%s%s", name_len < 0 ? (int)strlen(name) : name_len, name, first, then,
+                      advice ? "; " : "", advice ? advice : "");
+}
+
 static int add_param(storq_args *args, const char *name, size_t len, const char *value,
                      storq_error *err)
 {
-    /* given twice, the last would win unseen (`--n 10 --n 20` runs n = 20 only), where a sweep
-     * file refuses a key given twice; --class is the one that repeats (one class each) */
+    /* `--n 10 --n 20` would run n = 20 only; --class is the one that repeats (one class each) */
     for (size_t i = 0; i < args->nparams; i++)
         if (strlen(args->params[i].name) == len && !strncmp(args->params[i].name, name, len) &&
-            strcmp(args->params[i].name, "class"))
-            return storq_fail(err, STORQ_ERR_USAGE, "--%s is given twice ('%s', then '%s'): "
-                              "give it once; several values are one list (--%s A,B)",
-                              args->params[i].name, args->params[i].value, value,
-                              args->params[i].name);
+            strcmp(args->params[i].name, "class")) {
+            char option[80], advice[128];
+            snprintf(option, sizeof option, "--%.*s", (int)len, name);
+            snprintf(advice, sizeof advice, "several values are one list (%s A,B)", option);
+            return storq_args_once(option, -1, args->params[i].value, value, advice, err);
+        }
     storq_arg_param *grown = realloc(args->params, (args->nparams + 1) * sizeof *grown);
     if (!grown)
         return STORQ_RUNTIME_FAIL(err, "out of memory");
@@ -96,9 +106,7 @@ static int set_value(storq_args *args, const char **slot, const char *option, co
                           !strcmp(option, "-o")   ? "--output"
                           : !strcmp(option, "-r") ? "--replications"
                                                   : option);
-    if (*slot)
-        return storq_fail(err, STORQ_ERR_USAGE, "%s is given twice ('%s', then '%s'): give it "
-                          "once", option, *slot, v);
+    STORQ_TRY(storq_args_once(option, -1, *slot, v, NULL, err));
     if (slot == &args->output && !strcmp(v, "-"))
         return storq_fail(err, STORQ_ERR_USAGE, "%s -: the results are an HDF5 file, which "
                           "cannot be streamed to standard output; name a file (e.g. -o "
@@ -146,9 +154,7 @@ static int parse(int argc, char **argv, int with_run_options, storq_args *args,
             STORQ_TRY(set_value(args, slot, a, argv[++i], err));
         } else if (eq_slot) {
             /* --output=x: what follows '=' is the value, whatever it looks like */
-            if (*eq_slot)
-                return storq_fail(err, STORQ_ERR_USAGE, "%.*s is given twice ('%s', then '%s'): "
-                                  "give it once", (int)(eq - a), a, *eq_slot, eq + 1);
+            STORQ_TRY(storq_args_once(a, (int)(eq - a), *eq_slot, eq + 1, NULL, err));
             if (eq_slot == &args->output && !strcmp(eq + 1, "-"))
                 return set_value(args, eq_slot, "--output", "-", err);
             *eq_slot = eq + 1;

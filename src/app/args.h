@@ -29,6 +29,12 @@ int storq_args_parse(int argc, char **argv, int with_run_options, storq_args *ar
                      storq_error *err);
 void storq_args_free(storq_args *args);
 
+/* An option or parameter given twice is refused (the last would win unseen, where a sweep file
+ * refuses a key given twice): STORQ_OK while first is NULL, else the usage error "NAME is given
+ * twice ('FIRST', then 'THEN'): give it once" and the advice, if any. name_len < 0: all of name. */
+int storq_args_once(const char *name, int name_len, const char *first, const char *then,
+                    const char *advice, storq_error *err);
+
 /* "storq VERB ARGS...", each argument quoted for a POSIX shell where it needs it, so the line
  * stored in a results file can be pasted back. Returns NULL when out of memory. */
 char *storq_command_line(const char *verb, int argc, char **argv);

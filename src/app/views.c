@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "h5_info.h"
 #include "memory_budget.h"
 #include "point_list.h"
@@ -69,19 +70,15 @@ static int take_options(int argc, char **argv, char **rest, int *nrest, const ch
         int missing = 0;
         const char *v;
         if ((v = option_value(argc, argv, &i, "--format", &missing)) != NULL) {
-            if (format)
-                return storq_fail(err, STORQ_ERR_USAGE, "--format is given twice ('%s', then "
-                                  "'%s'): give it once", format, v);
+            STORQ_TRY(storq_args_once("--format", -1, format, v, NULL, err));
             format = v;
             STORQ_TRY(parse_format(v, fmt, err));
         } else if (only && (v = option_value(argc, argv, &i, "--only", &missing)) != NULL) {
             if (!*v)
                 return storq_fail(err, STORQ_ERR_USAGE, "--only: name at least one theory "
                                   "array (e.g. --only u,mean_queue_length)");
-            if (*only)
-                return storq_fail(err, STORQ_ERR_USAGE, "--only is given twice ('%s', then "
-                                  "'%s'): give it once, the names as one list (--only A,B)",
-                                  *only, v);
+            STORQ_TRY(storq_args_once("--only", -1, *only, v,
+                                      "the names are one list (--only A,B)", err));
             *only = v;
         } else if (missing) {
             return storq_fail(err, STORQ_ERR_USAGE, "%s needs a value", argv[i]);

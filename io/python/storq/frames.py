@@ -50,13 +50,11 @@ def frame(r):
     theory beside a simulated scalar, by the rule of storq info), `theory_name`, `unit` and
     `description`. Filter it like any long table: `f[f.name == "mean_job_delay"]`.
     """
-    # to_dict("index") keeps each column's type (a row taken with .loc turns the integer
-    # parameters of an all-numeric index into floats)
-    index = r.index.set_index("point").to_dict("index")
+    params_of = r._point_params()
     params = r.parameters
     rows = []
     for pid in r.points():
-        pvals = index[pid] if pid in index else r.params(pid)
+        pvals = params_of(pid)
         base = {"point": pid, **{p: pvals.get(p) for p in params}}
         for name, kind in r.observables(pid).items():
             if kind != "scalar":

@@ -441,16 +441,21 @@ class Results:
 
     # ---- all points ----
 
+    def _point_params(self):
+        """A function of a complete point's id giving its parameters: its /points/index row, or
+        its attributes where the index lacks it. to_dict("index") keeps each column's type (a
+        row taken with .loc turns the integer parameters of an all-numeric index into floats)."""
+        index = self.index.set_index("point").to_dict("index")
+        return lambda pid: index[pid] if pid in index else self.params(pid)
+
     def table(self):
         """One row per complete point: its parameters, every scalar observable's mean and ci95
         (columns NAME and NAME_ci95) and every length-1 comparison value."""
-        # to_dict("index") keeps each column's type (a row taken with .loc turns the integer
-        # parameters of an all-numeric index into floats)
-        index = self.index.set_index("point").to_dict("index")
+        params_of = self._point_params()
         rows = []
         for pid in self.points():
             row = {"point": pid}
-            row.update(index[pid] if pid in index else self.params(pid))
+            row.update(params_of(pid))
             point = self._point(pid)
             for name, group in point["observables"].items():
                 if _text(group.attrs["kind"]) == "scalar":
