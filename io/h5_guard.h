@@ -5,7 +5,8 @@
  * structure: HDF5 crashed reading it (signal 11, ...): the file is damaged" (exit 2), so the
  * caller returns through its normal error path (merge and --resume remove their lock). What the
  * child printed to out stays printed; a child ended by SIGPIPE writing to out (its reader went
- * away, as in storq info F | head) ends this process by SIGPIPE too. Without fork (no process to spare) fn runs here. */
+ * away, as in storq info F | head) ends this process by SIGPIPE too. Without fork (no process to
+ * spare) fn runs here. */
 #ifndef STORQ_H5_GUARD_H
 #define STORQ_H5_GUARD_H
 
