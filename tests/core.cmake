@@ -5,3 +5,6 @@ storq_unit_test(test_table test_table.c)
 set_tests_properties(test_table PROPERTIES LABELS "unit" TIMEOUT 30)
 storq_unit_test(test_big_array test_big_array.c)
 set_tests_properties(test_big_array PROPERTIES LABELS "unit" TIMEOUT 30)
+# The precision decision's screen never spares a two-pass half-width that could decide.
+storq_unit_test(test_precision_screen test_precision_screen.c)
+set_tests_properties(test_precision_screen PROPERTIES LABELS "unit" TIMEOUT 30)

@@ -170,32 +170,47 @@ static int hold(point_state *ps, size_t r, const storq_record *rec, double secon
     return STORQ_OK;
 }
 
+/* Advance the prefix of replications in (amortised O(1) a replication: each is passed once),
+ * feeding the target's running estimate in replication order. */
+static void advance_prefix(run_state *st, size_t p)
+{
+    point_state *ps = &st->points[p];
+    const size_t nv = st->obs[p].nvalues;
+    while (ps->prefix < ps->window && ps->rep_in[ps->prefix]) {
+        if (st->spec->precision)
+            storq_running_add(&ps->target_run,
+                              ps->res.values[ps->prefix * nv + st->target[p]->value_offset]);
+        ps->prefix++;
+    }
+}
+
 /* The precision decision, in replication order at batch boundaries: once replications
  * 0 .. window-1 are all in, the point closes when it needs no more (no target; the target met;
  * --max-replications reached) or takes the next batch (held replications of it merge). Every
  * input is a replication's values, so the decision, hence the file, is the same whatever ran
- * where and when. A closed point's flag in the work queue tells every worker to skip its
- * remaining units. */
+ * where and when. The exact half-width (two passes over the window) is computed only where it
+ * can decide: at the last batch, and where the running estimate is not clearly above the
+ * target; so a point's decisions cost O(1) a replication. A closed point's flag in the work
+ * queue tells every worker to skip its remaining units. */
 static int decide(run_state *st, size_t p, storq_error *err)
 {
     const storq_run_spec *spec = st->spec;
     point_state *ps = &st->points[p];
     while (!ps->closed) {
-        for (size_t r = 0; r < ps->window; r++)
-            if (!ps->rep_in[r])
-                return STORQ_OK;
+        advance_prefix(st, p);
+        if (ps->prefix < ps->window)
+            return STORQ_OK;
         if (spec->precision) {
-            size_t full = ps->res.replications;
-            ps->res.replications = ps->window;
-            storq_summary sum;
-            int rc = storq_summary_compute(&sum, &ps->res, err);
-            ps->res.replications = full;
-            STORQ_TRY(rc);
-            size_t j = st->target[p]->value_offset;
-            double mean = sum.mean[j], half = sum.ci95[j];
-            storq_summary_free(&sum);
-            ps->achieved = half / fabs(mean);
-            ps->met = ps->achieved <= spec->precision;
+            int last = ps->window >= st->max_reps;
+            if (!last && storq_running_clearly_above(&ps->target_run, spec->precision)) {
+                ps->met = 0;
+            } else {
+                double mean, se, half;
+                storq_summary_column(&ps->res, ps->window, st->target[p]->value_offset, &mean,
+                                     &se, &half);
+                ps->achieved = half / fabs(mean);
+                ps->met = ps->achieved <= spec->precision;
+            }
         }
         if (!spec->precision || ps->met || ps->window >= st->max_reps) {
             ps->closed = 1;

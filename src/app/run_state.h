@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "run_spec.h"
 #include "schedule.h"
+#include "stats.h"
 #include "theory.h"
 #include "transfer.h"
 
@@ -33,6 +34,8 @@ typedef struct point_state {
     int have_res;
     unsigned char *rep_in;  /* per replication: in (allocated with res) */
     size_t reps_in;
+    size_t prefix;          /* replications 0 .. prefix-1 are all in (rep_in[prefix] is not) */
+    storq_running target_run; /* --precision: the target over replications 0 .. prefix-1 */
     int dirty;              /* replications in since the last checkpoint */
     size_t window;          /* replications 0 .. window-1 count (the batches decided so far) */
     int closed;             /* no more replications needed: the point's count is window */

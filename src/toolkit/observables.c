@@ -333,6 +333,29 @@ void storq_point_result_free(storq_point_result *res)
     memset(res, 0, sizeof *res);
 }
 
+/* Element j over replications 0 .. R-1, t the Student quantile of R - 1 degrees of freedom. */
+static void summary_column(const storq_point_result *res, size_t R, size_t j, double t,
+                           double *mean_out, double *stderr_out, double *ci95_out)
+{
+    const size_t nv = res->schema->nvalues;
+    /* Two passes in replication order: the same numbers whatever ran where. In units of 2^k near
+     * the largest value, so that squares at time scales like 1e-200 do not underflow to a ci95
+     * of 0 (nor sums at 1e300 overflow); exact, hence the same bits. */
+    const int k = storq_scale_exponent(res->values + j, R, nv);
+    double sum = 0.0;
+    for (size_t r = 0; r < R; r++)
+        sum += ldexp(res->values[r * nv + j], -k);
+    double mean = R ? sum / (double)R : NAN;
+    double ss = 0.0;
+    for (size_t r = 0; r < R; r++) {
+        double d = ldexp(res->values[r * nv + j], -k) - mean;
+        ss += d * d;
+    }
+    *mean_out = ldexp(mean, k);
+    *stderr_out = R > 1 ? ldexp(sqrt(ss / (double)(R - 1) / (double)R), k) : INFINITY;
+    *ci95_out = R > 1 ? t * *stderr_out : INFINITY;
+}
+
 int storq_summary_compute(storq_summary *s, const storq_point_result *res, storq_error *err)
 {
     size_t nv = res->schema->nvalues, R = res->replications;
@@ -348,25 +371,16 @@ int storq_summary_compute(storq_summary *s, const storq_point_result *res, storq
         return STORQ_RUNTIME_FAIL(err, "out of memory");
     }
     double t = R > 1 ? storq_t_quantile(0.95, R - 1) : INFINITY;
-    for (size_t j = 0; j < nv; j++) {
-        /* Two passes in replication order: the same numbers whatever ran where. In units of
-         * 2^k near the largest value, so that squares at time scales like 1e-200 do not
-         * underflow to a ci95 of 0 (nor sums at 1e300 overflow); exact, hence the same bits. */
-        const int k = storq_scale_exponent(res->values + j, R, nv);
-        double sum = 0.0;
-        for (size_t r = 0; r < R; r++)
-            sum += ldexp(res->values[r * nv + j], -k);
-        double mean = R ? sum / (double)R : NAN;
-        double ss = 0.0;
-        for (size_t r = 0; r < R; r++) {
-            double d = ldexp(res->values[r * nv + j], -k) - mean;
-            ss += d * d;
-        }
-        s->mean[j] = ldexp(mean, k);
-        s->stderr_[j] = R > 1 ? ldexp(sqrt(ss / (double)(R - 1) / (double)R), k) : INFINITY;
-        s->ci95[j] = R > 1 ? t * s->stderr_[j] : INFINITY;
-    }
+    for (size_t j = 0; j < nv; j++)
+        summary_column(res, R, j, t, &s->mean[j], &s->stderr_[j], &s->ci95[j]);
     return STORQ_OK;
+}
+
+void storq_summary_column(const storq_point_result *res, size_t R, size_t j, double *mean,
+                          double *stderr_, double *ci95)
+{
+    double t = R > 1 ? storq_t_quantile(0.95, R - 1) : INFINITY;
+    summary_column(res, R, j, t, mean, stderr_, ci95);
 }
 
 void storq_summary_free(storq_summary *s)

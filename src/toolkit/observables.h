@@ -187,6 +187,10 @@ typedef struct storq_summary {
 } storq_summary;
 
 int storq_summary_compute(storq_summary *s, const storq_point_result *res, storq_error *err);
+/* The summary of value element j over replications 0 .. R-1 of res: the same bits as
+ * storq_summary_compute's element j with res->replications = R, at the cost of one column. */
+void storq_summary_column(const storq_point_result *res, size_t R, size_t j, double *mean,
+                          double *stderr_, double *ci95);
 void storq_summary_free(storq_summary *s);
 
 #endif

@@ -97,3 +97,33 @@ int storq_scale_exponent(const double *x, size_t n, size_t stride)
     frexp(top, &k);
     return k;
 }
+
+void storq_running_add(storq_running *s, double x)
+{
+    s->n++;
+    double d = x - s->mean;
+    s->mean += d / (double)s->n;
+    s->m2 += d * (x - s->mean);
+}
+
+/* Welford's update and the two-pass formula each err by at most about n u kappa in the sum of
+ * squares (Chan, Golub and LeVeque 1983; u = 2^-53, kappa = sqrt(1 + mean^2 / variance)). The
+ * bound taken is 16 times that plus its square; only a finite estimate with a bound under 1e-3
+ * counts, of values whose squares stay far from underflow and overflow (the two-pass value is
+ * scaled by a power of two, the estimate is not). */
+int storq_running_clearly_above(const storq_running *s, double target)
+{
+    const size_t n = s->n;
+    if (n < 2 || !(s->m2 > 0.0))
+        return 0;
+    double var = s->m2 / (double)(n - 1), m = fabs(s->mean);
+    if (!(var >= 0x1p-800 && var <= 0x1p800 && m >= 0x1p-400 && m <= 0x1p400))
+        return 0;
+    double est = storq_t_quantile(0.95, n - 1) * sqrt(var / (double)n) / m;
+    double kappa = sqrt(1.0 + m * m / var);
+    double e = 16.0 * (double)n * 0x1p-53 * kappa;
+    double bound = e + e * e;
+    if (!isfinite(est) || !(bound < 1e-3))
+        return 0;
+    return est * (1.0 - bound) > target * (1.0 + bound);
+}

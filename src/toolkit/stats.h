@@ -18,4 +18,17 @@ double storq_chi2_sf(double x, int df);
  * wherever that one neither overflowed nor underflowed. */
 int storq_scale_exponent(const double *x, size_t n, size_t stride);
 
+/* A running mean and sum of squared deviations (Welford's update), fed in a fixed order: the
+ * cheap estimate that spares the precision decision its two passes where they cannot change it. */
+typedef struct storq_running {
+    size_t n;
+    double mean, m2;
+} storq_running;
+
+void storq_running_add(storq_running *s, double x);
+/* 1 when the 95% CI half-width over |mean| of the values fed, as the two-pass formula of
+ * storq_summary_column computes it, is certainly above target: the estimate exceeds the target
+ * by more than the two can differ. 0 when that is not certain (the two-pass value decides). */
+int storq_running_clearly_above(const storq_running *s, double target);
+
 #endif
