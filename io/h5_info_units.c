@@ -121,6 +121,34 @@ static void print_ranks(double session, double *const *r, long nr, FILE *out)
     }
 }
 
+/* Sessions whose rows are in /run/units but which have no row of /run/sessions: a session
+ * stopped outright (killed) after rank 0 wrote a block of its rows, before its end. One line
+ * each, in the order of their first row. */
+static void print_unended(double *const *s, long ns, double *const *u, long nu, int first,
+                          FILE *out)
+{
+    double seen[8];
+    size_t nseen = 0;
+    for (long i = 0; i < nu; i++) {
+        double session = u[U_SESSION][i];
+        int known = 0;
+        for (long j = 0; j < ns && !known; j++)
+            known = s[S_SESSION][j] == session;
+        for (size_t j = 0; j < nseen && !known; j++)
+            known = seen[j] == session;
+        if (known || nseen == sizeof seen / sizeof *seen)
+            continue;
+        if (first && nseen == 0)
+            fputc('\n', out); /* the record's first line */
+        seen[nseen++] = session;
+        long units = 0;
+        for (long k = i; k < nu; k++)
+            units += u[U_SESSION][k] == session;
+        fprintf(out, "run, session %.0f: stopped before its end (killed): %ld unit%s recorded, no "
+                "summary\n", session, units, units == 1 ? "" : "s");
+    }
+}
+
 void storq_info_units(hid_t file, FILE *out)
 {
     static const char *const snames[NS] = {
@@ -138,7 +166,7 @@ void storq_info_units(hid_t file, FILE *out)
     double *sc[NS] = {NULL}, *uc[NU] = {NULL}, *kc[NR] = {NULL};
     /* unit_seconds came with cpu_seconds: a table without it reads as NaN */
     long ns = read_columns(file, STORQ_SCHEMA_SESSIONS_PATH, snames, NS, S_UNIT, sc);
-    long nu = ns > 0 ? read_columns(file, STORQ_SCHEMA_UNITS_PATH, unames, NU, NU, uc) : -1;
+    long nu = read_columns(file, STORQ_SCHEMA_UNITS_PATH, unames, NU, NU, uc);
     long nr = ns > 0 ? read_columns(file, STORQ_SCHEMA_RANKS_PATH, rnames, NR, NR, kc) : -1;
     hid_t d = nu >= 0 ? H5Dopen2(file, STORQ_SCHEMA_UNITS_PATH, H5P_DEFAULT) : -1;
     storq_info_task mine = storq_info_read_task(file);
@@ -161,7 +189,7 @@ void storq_info_units(hid_t file, FILE *out)
     for (long i = 0; i < ns; i++) {
         char label[64] = "run", layout[96], wall[32], busy[32], unit[32], eff[32] = "n/a";
         const double units = sc[S_UNITS][i], workers = sc[S_WORKERS][i];
-        if (ns > 1)
+        if (ns > 1 || sc[S_SESSION][i] != 0) /* a later session, or one of several */
             snprintf(label, sizeof label, "run, session %.0f", sc[S_SESSION][i]);
         layout_text(file, sc[S_SESSION][i], workers, uc, nu, layout, sizeof layout);
         seconds_text(sc[S_WALL][i], wall, sizeof wall);
@@ -178,6 +206,8 @@ void storq_info_units(hid_t file, FILE *out)
                     "%s\n", busy, unit, eff);
         print_ranks(sc[S_SESSION][i], kc, nr, out);
     }
+    if (nu > 0)
+        print_unended(sc, ns > 0 ? ns : 0, uc, nu, ns <= 0 && !lost, out);
     free_columns(sc, NS);
     free_columns(uc, NU);
     free_columns(kc, NR);

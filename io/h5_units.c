@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_units_types.h"
 #include "h5_util.h"
 #include "schema.h"
 
@@ -20,43 +21,12 @@
 #define RANKS_CHUNK 64
 #define SESSIONS_CHUNK 16
 
-/* A row as stored: the driver's row and the session the file gives it. */
-typedef struct unit_record {
-    uint32_t session;
-    storq_unit_row row;
-} unit_record;
-
-typedef struct rank_record {
-    uint32_t session;
-    storq_rank_time time;
-} rank_record;
-
-typedef struct session_record {
-    uint32_t session;
-    int64_t workers;
-    uint64_t units;
-    double wall, busy, efficiency;
-    double unit, waiting, idle, serving; /* added with cpu_seconds */
-} session_record;
-
 /* What a writer that does not know a column leaves in it (the fill value): NaN, "not measured",
  * in the columns added with cpu_seconds, so rows an older storq appends on --resume say so. */
 static const unit_record unit_fill = {.row.cpu = NAN};
 static const rank_record rank_fill = {.time = {0}};
 static const session_record session_fill = {.unit = NAN, .waiting = NAN, .idle = NAN,
                                             .serving = NAN};
-
-/* One field: its name, file type (little-endian, packed in field order), memory type and offset. */
-typedef struct field {
-    const char *name;
-    hid_t ftype, mtype;
-    size_t offset;
-} field;
-
-/* A table's file and memory compound types. */
-typedef struct table_type {
-    hid_t ftype, mtype;
-} table_type;
 
 /* One of the three tables: its name, chunk, row (memory) size and fill row, and types. */
 typedef struct table_spec {
@@ -66,107 +36,6 @@ typedef struct table_spec {
     const void *fill;
     table_type type;
 } table_spec;
-
-static void table_type_free(table_type *t)
-{
-    storq_h5u_close_type(&t->ftype);
-    storq_h5u_close_type(&t->mtype);
-}
-
-static int build_type(const field *fields, size_t n, size_t msize, table_type *t)
-{
-    size_t fsize = 0;
-    for (size_t i = 0; i < n; i++)
-        fsize += H5Tget_size(fields[i].ftype);
-    t->ftype = H5Tcreate(H5T_COMPOUND, fsize);
-    t->mtype = H5Tcreate(H5T_COMPOUND, msize);
-    int bad = t->ftype < 0 || t->mtype < 0;
-    size_t offset = 0;
-    for (size_t i = 0; i < n && !bad; i++) {
-        bad = H5Tinsert(t->ftype, fields[i].name, offset, fields[i].ftype) < 0 ||
-              H5Tinsert(t->mtype, fields[i].name, fields[i].offset, fields[i].mtype) < 0;
-        offset += H5Tget_size(fields[i].ftype);
-    }
-    if (bad)
-        table_type_free(t);
-    return bad ? -1 : 0;
-}
-
-/* The H5T_* names are run-time values, so the field lists are built in functions. */
-static int units_type(table_type *t)
-{
-    const field f[] = {
-        {STORQ_SCHEMA_UNIT_SESSION, H5T_STD_U32LE, H5T_NATIVE_UINT32,
-         offsetof(unit_record, session)},
-        {STORQ_SCHEMA_UNIT_POINT, H5T_STD_U64LE, H5T_NATIVE_UINT64,
-         offsetof(unit_record, row.point)},
-        {STORQ_SCHEMA_UNIT_REP, H5T_STD_I64LE, H5T_NATIVE_INT64, offsetof(unit_record, row.rep)},
-        {STORQ_SCHEMA_UNIT_RANK, H5T_STD_I32LE, H5T_NATIVE_INT32,
-         offsetof(unit_record, row.rank)},
-        {STORQ_SCHEMA_UNIT_THREAD, H5T_STD_I32LE, H5T_NATIVE_INT32,
-         offsetof(unit_record, row.thread)},
-        {STORQ_SCHEMA_UNIT_START, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(unit_record, row.start)},
-        {STORQ_SCHEMA_UNIT_END, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(unit_record, row.end)},
-        {STORQ_SCHEMA_UNIT_EVENTS, H5T_STD_U64LE, H5T_NATIVE_UINT64,
-         offsetof(unit_record, row.events)},
-        {STORQ_SCHEMA_UNIT_COST, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(unit_record, row.cost)},
-        {STORQ_SCHEMA_UNIT_CPU, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(unit_record, row.cpu)},
-    };
-    return build_type(f, sizeof f / sizeof *f, sizeof(unit_record), t);
-}
-
-static int ranks_type(table_type *t)
-{
-    const field f[] = {
-        {STORQ_SCHEMA_UNIT_SESSION, H5T_STD_U32LE, H5T_NATIVE_UINT32,
-         offsetof(rank_record, session)},
-        {STORQ_SCHEMA_UNIT_RANK, H5T_STD_I32LE, H5T_NATIVE_INT32, offsetof(rank_record, time.rank)},
-        {STORQ_SCHEMA_RANK_THREADS, H5T_STD_I32LE, H5T_NATIVE_INT32,
-         offsetof(rank_record, time.threads)},
-        {STORQ_SCHEMA_RANK_SIMULATING, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(rank_record, time.simulating)},
-        {STORQ_SCHEMA_RANK_IN_UNITS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(rank_record, time.in_units)},
-        {STORQ_SCHEMA_ATTR_WAITING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(rank_record, time.waiting)},
-        {STORQ_SCHEMA_ATTR_IDLE_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(rank_record, time.idle)},
-        {STORQ_SCHEMA_ATTR_SERVING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(rank_record, time.serving)},
-    };
-    return build_type(f, sizeof f / sizeof *f, sizeof(rank_record), t);
-}
-
-static int sessions_type(table_type *t)
-{
-    const field f[] = {
-        {STORQ_SCHEMA_UNIT_SESSION, H5T_STD_U32LE, H5T_NATIVE_UINT32,
-         offsetof(session_record, session)},
-        {STORQ_SCHEMA_ATTR_WORKERS, H5T_STD_I64LE, H5T_NATIVE_INT64,
-         offsetof(session_record, workers)},
-        {STORQ_SCHEMA_SESSION_UNITS, H5T_STD_U64LE, H5T_NATIVE_UINT64,
-         offsetof(session_record, units)},
-        {STORQ_SCHEMA_ATTR_WALL_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, wall)},
-        {STORQ_SCHEMA_ATTR_BUSY_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, busy)},
-        {STORQ_SCHEMA_ATTR_EFFICIENCY, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, efficiency)},
-        {STORQ_SCHEMA_ATTR_UNIT_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, unit)},
-        {STORQ_SCHEMA_ATTR_WAITING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, waiting)},
-        {STORQ_SCHEMA_ATTR_IDLE_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, idle)},
-        {STORQ_SCHEMA_ATTR_SERVING_SECONDS, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-         offsetof(session_record, serving)},
-    };
-    return build_type(f, sizeof f / sizeof *f, sizeof(session_record), t);
-}
 
 /* ---- the file ---- */
 
@@ -380,12 +249,12 @@ static int rewrite_table(hid_t file, hid_t run, const table_spec *t, hsize_t chu
 /* Open run/name, to which add rows are to go, or create it (*fresh = 1: to be linked once on
  * disk); a table without this storq's columns, or whose chunks the add rows would take past
  * STORQ_H5U_CHUNKS_MAX, is rewritten (*fresh = 1 too: it replaces the old one). */
-static int open_table(hid_t file, hid_t run, const table_spec *t, hsize_t add, hid_t *d,
-                      int *fresh, storq_error *err)
+static int open_table(hid_t file, hid_t run, const table_spec *t, hsize_t add, hsize_t hint,
+                      hid_t *d, int *fresh, storq_error *err)
 {
     *fresh = 1;
     if (!storq_h5u_has_link(run, t->name))
-        return create_table(file, run, t, chunk_for(t, add), d, err);
+        return create_table(file, run, t, chunk_for(t, add > hint ? add : hint), d, err);
     *d = H5Dopen2(run, t->name, H5P_DEFAULT);
     if (*d < 0)
         return storq_h5u_fail(err, run, "cannot open '%s'", t->name);
@@ -393,21 +262,22 @@ static int open_table(hid_t file, hid_t run, const table_spec *t, hsize_t add, h
     hssize_t old = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
     storq_h5u_close_space(&space);
     hsize_t rows = (old > 0 ? (hsize_t)old : 0) + add;
+    hsize_t want = rows > (hsize_t)old + hint ? rows : (hsize_t)old + hint;
     if (lacks_columns(*d, t) || rows > chunk_of(*d) * STORQ_H5U_CHUNKS_MAX)
-        return rewrite_table(file, run, t, chunk_for(t, rows), d, err);
+        return rewrite_table(file, run, t, chunk_for(t, want), d, err);
     *fresh = 0;
     return STORQ_OK;
 }
 
 /* Add n rows (memory type t's) at the end of run/name, creating or rewriting the table when
- * needed: then the new table is left open in *fresh, to be linked as run/name once it is on
- * disk. */
+ * needed (with chunks for hint rows more, when the caller knows that more are coming): then the
+ * new table is left open in *fresh, to be linked as run/name once it is on disk. */
 static int append(hid_t file, hid_t run, const table_spec *t, const void *rows, size_t n,
-                  hid_t *fresh, storq_error *err)
+                  hsize_t hint, hid_t *fresh, storq_error *err)
 {
     hid_t d;
     int is_new;
-    STORQ_TRY(open_table(file, run, t, n, &d, &is_new, err));
+    STORQ_TRY(open_table(file, run, t, n, hint, &d, &is_new, err));
     hid_t fspace = H5Dget_space(d), mspace = -1;
     hsize_t old = 0, add = n;
     int rc = STORQ_OK;
@@ -497,24 +367,26 @@ static uint64_t table_rows(hid_t run, const char *name)
 
 /* ---- this session ---- */
 
-static int check_input(const storq_unit_row *rows, size_t n, const storq_rank_time *ranks,
-                       size_t nranks, int workers, double wall, storq_error *err)
+static int check_row(const storq_unit_row *row, uint64_t i, storq_error *err)
 {
-    if (n > 0 && !rows)
-        return STORQ_RUNTIME_FAIL(err, "/run/units: %zu rows but no row array", n);
+    if (row->rep < STORQ_UNIT_REP_THEORY)
+        return STORQ_RUNTIME_FAIL(err, "/run/units: row %llu has rep %lld",
+                                  (unsigned long long)i, (long long)row->rep);
+    if (row->cpu < 0) /* NaN passes: not measured */
+        return STORQ_RUNTIME_FAIL(err, "/run/units: row %llu has cpu %g s",
+                                  (unsigned long long)i, row->cpu);
+    return STORQ_OK;
+}
+
+static int check_session(const storq_rank_time *ranks, size_t nranks, int workers, double wall,
+                         storq_error *err)
+{
     if (nranks > 0 && !ranks)
         return STORQ_RUNTIME_FAIL(err, "/run/ranks: %zu ranks but no rank array", nranks);
     if (workers < 1)
         return STORQ_RUNTIME_FAIL(err, "/run/units: %d workers; a run has at least 1", workers);
     if (!(wall >= 0))
         return STORQ_RUNTIME_FAIL(err, "/run/units: wall time %g s is not a duration", wall);
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].rep < STORQ_UNIT_REP_THEORY)
-            return STORQ_RUNTIME_FAIL(err, "/run/units: row %zu has rep %lld", i,
-                                      (long long)rows[i].rep);
-        if (rows[i].cpu < 0) /* NaN passes: not measured */
-            return STORQ_RUNTIME_FAIL(err, "/run/units: row %zu has cpu %g s", i, rows[i].cpu);
-    }
     for (size_t i = 0; i < nranks; i++) {
         const storq_rank_time *r = &ranks[i];
         if (r->rank < 0 || r->threads < 0 || !isfinite(r->simulating) ||
@@ -527,15 +399,129 @@ static int check_input(const storq_unit_row *rows, size_t n, const storq_rank_ti
     return STORQ_OK;
 }
 
-static session_record summarize(uint32_t session, const storq_unit_row *rows, size_t n,
-                                const storq_rank_time *ranks, size_t nranks, int workers,
-                                double wall)
+enum { T_UNITS, T_RANKS, T_SESSIONS, NTABLES };
+
+struct storq_units_record {
+    hid_t file;
+    uint32_t session;
+    uint64_t planned;          /* rows the session expects: the chunks of a new table fit them */
+    uint64_t written;          /* rows of this session already in /run/units */
+    unit_record *block;        /* rows not written yet */
+    size_t nblock;
+    session_record sum;        /* units, busy and unit seconds so far, in row order */
+    table_spec t[NTABLES];
+};
+
+int storq_h5_units_begin(storq_h5_file *f, uint64_t planned, storq_units_record **out,
+                         storq_error *err)
 {
-    session_record s = {.session = session, .workers = workers, .units = n, .wall = wall};
-    for (size_t i = 0; i < n; i++) {
-        s.busy += rows[i].cpu;
-        s.unit += rows[i].end - rows[i].start;
+    *out = NULL;
+    hid_t file;
+    STORQ_TRY(file_of(f, &file, err));
+    storq_units_record *r = calloc(1, sizeof *r);
+    unit_record *block = malloc(STORQ_UNITS_BLOCK * sizeof *block);
+    if (!r || !block) {
+        free(r);
+        free(block);
+        return STORQ_RUNTIME_FAIL(err, "out of memory for the record of the run's units");
     }
+    r->file = file;
+    r->planned = planned;
+    r->block = block;
+    const table_spec t[NTABLES] = {
+        {STORQ_SCHEMA_UNITS, UNITS_CHUNK, sizeof(unit_record), &unit_fill, {-1, -1}},
+        {STORQ_SCHEMA_RANKS, RANKS_CHUNK, sizeof(rank_record), &rank_fill, {-1, -1}},
+        {STORQ_SCHEMA_SESSIONS, SESSIONS_CHUNK, sizeof(session_record), &session_fill, {-1, -1}}};
+    memcpy(r->t, t, sizeof t);
+    int rc = STORQ_OK;
+    if (storq_units_units_type(&r->t[T_UNITS].type) || storq_units_ranks_type(&r->t[T_RANKS].type) ||
+        storq_units_sessions_type(&r->t[T_SESSIONS].type))
+        rc = storq_h5u_fail(err, file, "cannot build the types of /run/units");
+    hid_t run = rc ? -1 : H5Gopen2(file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
+    if (!rc && run < 0)
+        rc = storq_h5u_fail(err, file, "cannot open the group '/" STORQ_SCHEMA_RUN "'");
+    if (!rc)
+        rc = drop_foreign_tables(file, run, err);
+    if (!rc)
+        rc = next_session(run, &r->session, err);
+    if (run >= 0)
+        H5Gclose(run);
+    if (rc) {
+        storq_h5_units_free(&r);
+        return rc;
+    }
+    *out = r;
+    return STORQ_OK;
+}
+
+/* Append n rows to run/name (chunks for hint rows more when the table is new or rewritten); a
+ * new table is on disk before /run links it: a write cut short (a disk full without fallocate)
+ * then leaves /run's header (changed in place) without links to tables that are not there. */
+static int append_linked(hid_t file, hid_t run, const table_spec *t, const void *rows, size_t n,
+                         hsize_t hint, storq_error *err)
+{
+    hid_t fresh = -1;
+    int rc = append(file, run, t, rows, n, hint, &fresh, err);
+    if (!rc && fresh >= 0 && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
+        rc = storq_h5u_fail(err, file, "cannot flush /run/units");
+    if (!rc)
+        rc = link_table(run, t->name, &fresh, err);
+    storq_h5u_close_dataset(&fresh);
+    return rc;
+}
+
+/* The rows held so far go to /run/units, and the file is flushed: a run killed later keeps them. */
+static int write_block(storq_units_record *r, storq_error *err)
+{
+    if (r->nblock == 0)
+        return STORQ_OK;
+    hid_t run = H5Gopen2(r->file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
+    if (run < 0)
+        return storq_h5u_fail(err, r->file, "cannot open the group '/" STORQ_SCHEMA_RUN "'");
+    uint64_t after = r->written + r->nblock;
+    hsize_t more = r->planned > after ? r->planned - after : 0;
+    int rc = append_linked(r->file, run, &r->t[T_UNITS], r->block, r->nblock, more, err);
+    H5Gclose(run);
+    if (!rc && H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+        rc = storq_h5u_fail(err, r->file, "cannot flush /run/units");
+    if (!rc) {
+        r->written = after;
+        r->nblock = 0;
+    }
+    return rc;
+}
+
+int storq_h5_units_add(storq_units_record *r, const storq_unit_row *row, storq_error *err)
+{
+    STORQ_TRY(check_row(row, r->sum.units, err));
+    if (r->nblock == STORQ_UNITS_BLOCK)
+        STORQ_TRY(write_block(r, err));
+    unit_record *u = &r->block[r->nblock++];
+    memset(u, 0, sizeof *u);
+    u->session = r->session;
+    u->row = *row;
+    r->sum.units++;
+    r->sum.busy += row->cpu;
+    r->sum.unit += row->end - row->start;
+    return STORQ_OK;
+}
+
+int storq_h5_units_end(storq_units_record *r, const storq_rank_time *ranks, size_t nranks,
+                       int workers, double wall, storq_error *err)
+{
+    STORQ_TRY(check_session(ranks, nranks, workers, wall, err));
+    rank_record *rrecs = malloc((nranks + 1) * sizeof *rrecs);
+    if (!rrecs)
+        return STORQ_RUNTIME_FAIL(err, "out of memory for %zu rows of /run/ranks", nranks);
+    for (size_t i = 0; i < nranks; i++) {
+        memset(&rrecs[i], 0, sizeof *rrecs);
+        rrecs[i].session = r->session;
+        rrecs[i].time = ranks[i];
+    }
+    session_record s = r->sum;
+    s.session = r->session;
+    s.workers = workers;
+    s.wall = wall;
     /* Without the ranks' figures nothing is known of where the rest went. */
     s.waiting = s.idle = s.serving = nranks > 0 ? 0 : NAN;
     for (size_t i = 0; i < nranks; i++) {
@@ -545,82 +531,38 @@ static session_record summarize(uint32_t session, const storq_unit_row *rows, si
     }
     /* A session that measured no time (nothing to run) has no efficiency. */
     s.efficiency = wall > 0 ? s.busy / ((double)workers * wall) : NAN;
-    return s;
-}
-
-/* The session's rows as stored (malloc'd, free()), each tagged with the session. */
-static int records(uint32_t session, const storq_unit_row *rows, size_t n,
-                   const storq_rank_time *ranks, size_t nranks, unit_record **urecs,
-                   rank_record **rrecs, storq_error *err)
-{
-    *urecs = malloc((n + 1) * sizeof **urecs);
-    *rrecs = malloc((nranks + 1) * sizeof **rrecs);
-    if (!*urecs || !*rrecs) {
-        free(*urecs);
-        free(*rrecs);
-        *urecs = NULL;
-        *rrecs = NULL;
-        return STORQ_RUNTIME_FAIL(err, "out of memory for %zu rows of /run/units", n);
-    }
-    for (size_t i = 0; i < n; i++) {
-        memset(&(*urecs)[i], 0, sizeof **urecs);
-        (*urecs)[i].session = session;
-        (*urecs)[i].row = rows[i];
-    }
-    for (size_t i = 0; i < nranks; i++) {
-        memset(&(*rrecs)[i], 0, sizeof **rrecs);
-        (*rrecs)[i].session = session;
-        (*rrecs)[i].time = ranks[i];
-    }
-    return STORQ_OK;
-}
-
-enum { T_UNITS, T_RANKS, T_SESSIONS, NTABLES };
-
-static int write_session(hid_t file, hid_t run, const storq_unit_row *rows, size_t n,
-                         const storq_rank_time *ranks, size_t nranks, int workers, double wall,
-                         storq_error *err)
-{
-    STORQ_TRY(drop_foreign_tables(file, run, err));
-    uint32_t session;
-    STORQ_TRY(next_session(run, &session, err));
-    unit_record *urecs;
-    rank_record *rrecs;
-    STORQ_TRY(records(session, rows, n, ranks, nranks, &urecs, &rrecs, err));
-    session_record s = summarize(session, rows, n, ranks, nranks, workers, wall);
-    table_spec t[NTABLES] = {
-        {STORQ_SCHEMA_UNITS, UNITS_CHUNK, sizeof(unit_record), &unit_fill, {-1, -1}},
-        {STORQ_SCHEMA_RANKS, RANKS_CHUNK, sizeof(rank_record), &rank_fill, {-1, -1}},
-        {STORQ_SCHEMA_SESSIONS, SESSIONS_CHUNK, sizeof(session_record), &session_fill, {-1, -1}}};
-    const void *data[NTABLES] = {urecs, rrecs, &s};
-    const size_t count[NTABLES] = {n, nranks, 1};
-    int rc = STORQ_OK;
-    if (units_type(&t[T_UNITS].type) || ranks_type(&t[T_RANKS].type) ||
-        sessions_type(&t[T_SESSIONS].type))
-        rc = storq_h5u_fail(err, run, "cannot build the types of /run/units");
-    /* Rows first, the session's summary after, /run's attributes last. New tables are written
-     * to disk before /run links them: a write cut short (a disk full without fallocate) then
-     * leaves /run's header (changed in place) without links to tables that are not there. */
-    hid_t fresh[NTABLES] = {-1, -1, -1};
-    int any_fresh = 0;
-    uint64_t sessions = table_rows(run, STORQ_SCHEMA_SESSIONS) + 1;
-    for (size_t i = 0; i < NTABLES && !rc; i++) {
-        rc = append(file, run, &t[i], data[i], count[i], &fresh[i], err);
-        any_fresh |= fresh[i] >= 0;
-    }
+    /* Rows first, the session's summary after, /run's attributes last. */
+    int rc = write_block(r, err);
+    hid_t run = rc ? -1 : H5Gopen2(r->file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
+    if (!rc && run < 0)
+        rc = storq_h5u_fail(err, r->file, "cannot open the group '/" STORQ_SCHEMA_RUN "'");
+    /* a session without rows still makes its table (empty), as every session always has */
+    if (!rc && !storq_h5u_has_link(run, STORQ_SCHEMA_UNITS))
+        rc = append_linked(r->file, run, &r->t[T_UNITS], NULL, 0, 0, err);
+    uint64_t sessions = rc ? 0 : table_rows(run, STORQ_SCHEMA_SESSIONS) + 1;
+    if (!rc)
+        rc = append_linked(r->file, run, &r->t[T_RANKS], rrecs, nranks, 0, err);
+    if (!rc)
+        rc = append_linked(r->file, run, &r->t[T_SESSIONS], &s, 1, 0, err);
     if (!rc)
         rc = set_run_attrs(run, &s, sessions, err);
-    if (!rc && any_fresh && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
-        rc = storq_h5u_fail(err, file, "cannot flush /run/units");
-    for (size_t i = 0; i < NTABLES && !rc; i++)
-        rc = link_table(run, t[i].name, &fresh[i], err);
-    for (size_t i = 0; i < NTABLES; i++) {
-        storq_h5u_close_dataset(&fresh[i]);
-        table_type_free(&t[i].type);
-    }
-    free(urecs);
+    if (run >= 0)
+        H5Gclose(run);
     free(rrecs);
+    if (!rc && H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+        rc = storq_h5u_fail(err, r->file, "cannot flush /run/units");
     return rc;
+}
+
+void storq_h5_units_free(storq_units_record **r)
+{
+    if (!*r)
+        return;
+    for (size_t i = 0; i < NTABLES; i++)
+        storq_units_table_type_free(&(*r)->t[i].type);
+    free((*r)->block);
+    free(*r);
+    *r = NULL;
 }
 
 int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n,
@@ -629,13 +571,18 @@ int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n,
 {
     hid_t file;
     STORQ_TRY(file_of(f, &file, err));
-    STORQ_TRY(check_input(rows, n, ranks, nranks, workers, wall_seconds, err));
-    hid_t run = H5Gopen2(file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);
-    if (run < 0)
-        return storq_h5u_fail(err, file, "cannot open the group '/" STORQ_SCHEMA_RUN "'");
-    int rc = write_session(file, run, rows, n, ranks, nranks, workers, wall_seconds, err);
-    H5Gclose(run);
-    if (!rc && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
-        rc = storq_h5u_fail(err, file, "cannot flush /run/units");
+    if (n > 0 && !rows)
+        return STORQ_RUNTIME_FAIL(err, "/run/units: %zu rows but no row array", n);
+    for (size_t i = 0; i < n; i++) /* nothing is written of a session with a bad row */
+        STORQ_TRY(check_row(&rows[i], i, err));
+    STORQ_TRY(check_session(ranks, nranks, workers, wall_seconds, err));
+    storq_units_record *r;
+    STORQ_TRY(storq_h5_units_begin(f, n, &r, err));
+    int rc = STORQ_OK;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = storq_h5_units_add(r, &rows[i], err);
+    if (!rc)
+        rc = storq_h5_units_end(r, ranks, nranks, workers, wall_seconds, err);
+    storq_h5_units_free(&r);
     return rc;
 }

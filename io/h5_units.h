@@ -58,4 +58,20 @@ int storq_h5_write_units(storq_h5_file *f, const storq_unit_row *rows, size_t n,
                          const storq_rank_time *ranks, size_t nranks, int workers,
                          double wall_seconds, storq_error *err);
 
+/* The same record written as the session goes, so that rank 0 holds at most a block of rows
+ * whatever the number of units: begin takes the session's number (and drops another task's
+ * tables), add buffers a row and appends every STORQ_UNITS_BLOCK rows to /run/units (then
+ * flushes: a session killed later keeps them, without its /run/sessions row), end writes the
+ * rest, the ranks, the session's row and /run's attributes, as storq_h5_write_units does.
+ * planned: the rows the session expects, so that a new table's chunks fit them (more still go
+ * in). A bad row is refused when it is added. */
+#define STORQ_UNITS_BLOCK 16384
+typedef struct storq_units_record storq_units_record;
+int storq_h5_units_begin(storq_h5_file *f, uint64_t planned, storq_units_record **r,
+                         storq_error *err);
+int storq_h5_units_add(storq_units_record *r, const storq_unit_row *row, storq_error *err);
+int storq_h5_units_end(storq_units_record *r, const storq_rank_time *ranks, size_t nranks,
+                       int workers, double wall_seconds, storq_error *err);
+void storq_h5_units_free(storq_units_record **r);
+
 #endif

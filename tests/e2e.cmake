@@ -67,3 +67,6 @@ set_tests_properties(e2e_option_values PROPERTIES LABELS "e2e" TIMEOUT 120
 # storq theory refuses the options of storq run by name (QA of 2026-12-05).
 add_test(NAME e2e_qa_cli COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_qa_cli.sh ${STORQ_BIN})
 set_tests_properties(e2e_qa_cli PROPERTIES LABELS "e2e" TIMEOUT 60)
+# The record of the units is written as they run: a killed run keeps its blocks of rows.
+add_test(NAME e2e_units_streamed COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_units_streamed.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_units_streamed PROPERTIES LABELS "e2e" TIMEOUT 300 RUN_SERIAL TRUE)

@@ -84,17 +84,19 @@ if [ "$mode" = shim ]; then
     resume nofalloc$bytes.h5
     [ ! -e nofalloc$bytes.h5.partial.damaged ] || fail "the damaged copy stayed"
   done
-  # A cut while /run's records are flushed (the units record at 352000; at 322000 the last
-  # point's flush takes /run's header with it) leaves /run's header unreadable, its config and
-  # the index readable: --resume proves the run the same by the root, /run/config and the index,
-  # copies the complete points into a new partial (/run/config only: the earlier session's
-  # records are lost, and a warning says so) and completes it. (Offsets found by scanning cuts
-  # from 300000 to 374000 in steps of 2000, 2026-12-05: 322000-324000, 342000-344000 and
-  # 350000-372000 leave /run's records unreadable, each a salvage with that warning, and every
-  # cut of the scan resumed to the clean run's results; 374000 and up is no cut at all.) A
-  # different run's such partial is still refused, byte for byte untouched.
+  # A cut while /run's records are flushed at the run's end leaves /run's header unreadable, its
+  # config and the index readable: --resume proves the run the same by the root, /run/config and
+  # the index, copies the complete points into a new partial (/run/config only: the earlier
+  # session's records are lost, and a warning says so) and completes it. (Offsets found by
+  # scanning cuts from 300000 to 380000 in steps of 2000 and from 346000 to 374000 in steps of
+  # 250, 2026-12-07, with /run/units written block by block as the units run, each table on disk
+  # before /run links it: 372500-373750 leave /run's records unreadable, each a salvage with that
+  # warning; 346000-348250 leave a point group unfinished, a salvage that keeps the record; every
+  # cut of the scan resumed to the clean run's results; 374000 and up is no cut at all. Before,
+  # 322000-324000, 342000-344000 and 350000-372000 lost the record.) A different run's such
+  # partial is still refused, byte for byte untouched.
   sed 's/^seed = 3$/seed = 4/' sweep.ini > other.ini
-  for bytes in 322000 352000; do
+  for bytes in 372500 373500; do
     msg=$(LD_PRELOAD="$shim" STORQ_TEST_DISK_BYTES=$bytes STORQ_TEST_DISK_NO_FALLOCATE=1 \
           "$storq" run sweep.ini -o records$bytes.h5 --quiet 2>&1); status=$?
     [ "$status" -eq 1 ] && grep -qF "No space left on device" <<<"$msg" || fail "records cut: exit $status: $msg"

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,18 +212,23 @@ static int contains(const char *path, const char *needle)
 static int info_says(const char *path, const char *needle)
 {
     storq_error err = {0};
-    FILE *out = fopen("test_h5_units_info.txt", "w");
+    /* a name of this process's own: test_h5_units and test_h5_units_long run side by side */
+    char name[64];
+    snprintf(name, sizeof name, "test_h5_units_info.%ld.txt", (long)getpid());
+    FILE *out = fopen(name, "w");
     int rc = out ? storq_h5_info(path, out, &err) : -1;
     if (out)
         fclose(out);
-    int found = rc == STORQ_OK && contains("test_h5_units_info.txt", needle);
+    int found = rc == STORQ_OK && contains(name, needle);
     if (!found) {
         fprintf(stderr, "storq info %s lacks '%s'%s%s\n", path, needle, rc ? ": " : "",
                 rc ? err.msg : "");
+        char cat[96];
+        snprintf(cat, sizeof cat, "cat %s >&2", name);
         if (!rc)
-            system("cat test_h5_units_info.txt >&2");
+            system(cat);
     }
-    remove("test_h5_units_info.txt");
+    remove(name);
     return found;
 }
 

@@ -107,14 +107,27 @@ static int point_state_init(run_state *st, size_t p, storq_error *err)
     return STORQ_OK;
 }
 
+static int checkpoint_dirty(run_state *st, storq_error *err);
+
 /* Rank 0, holding collect_lock: checkpoint every unfinished point that took in replications
  * since its last checkpoint, when the interval has passed (or always, at the end of a run). */
 int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err)
 {
     double now = storq_now();
-    if (!now_anyway && now - st->last_checkpoint < st->checkpoint_every)
+    if (!now_anyway && now - st->last_checkpoint < st->checkpoint_gap)
         return STORQ_OK;
     st->last_checkpoint = now;
+    int rc = checkpoint_dirty(st, err);
+    /* A checkpoint rewrites its points' arrays whole, so its cost grows with their replications:
+     * the next one waits at least 20 times as long as this one took, which keeps checkpoints
+     * under 5% of rank 0's time at any size (never sooner than the interval asked for). */
+    double took = storq_now() - now;
+    st->checkpoint_gap = took * 20 > st->checkpoint_every ? took * 20 : st->checkpoint_every;
+    return rc;
+}
+
+static int checkpoint_dirty(run_state *st, storq_error *err)
+{
     for (size_t p = 0; p < st->spec->npoints; p++) {
         point_state *ps = &st->points[p];
         if (!ps->dirty || !ps->have_res)
@@ -234,22 +247,28 @@ static int decide(run_state *st, size_t p, storq_error *err)
     return STORQ_OK;
 }
 
-/* Rank 0, holding collect_lock: remember where and when a unit ran. */
+/* Rank 0, holding collect_lock: record where and when a unit ran (/run/units, a block of rows
+ * at a time: room for each block is reserved before it is written). */
+/* After a failure (a write that did not go, say) nothing more is written. */
+static int run_failed(const run_state *st)
+{
+    return st->status.code && st->status.code != STORQ_STOPPED;
+}
+
 static int add_row(run_state *st, size_t p, int64_t rep, int rank, const storq_unit_time *time,
                    uint64_t events, storq_error *err)
 {
-    if (st->nrows == st->caprows) {
-        size_t cap = st->caprows ? 2 * st->caprows : 256;
-        storq_unit_row *grown = realloc(st->rows, cap * sizeof *grown);
-        if (!grown)
-            return STORQ_RUNTIME_FAIL(err, "out of memory");
-        st->rows = grown;
-        st->caprows = cap;
-    }
-    st->rows[st->nrows++] = (storq_unit_row){
+    if (!st->record || run_failed(st))
+        return STORQ_OK;
+    if (st->nrows % STORQ_UNITS_BLOCK == 0 && st->nrows > 0)
+        STORQ_TRY(storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * (uint64_t)STORQ_UNITS_BLOCK,
+                                   "the record of the run's units", err));
+    storq_unit_row row = {
         .point = p, .rep = rep, .rank = rank, .thread = time->thread, .start = time->start,
         .end = time->end, .events = events, .cost = rep < 0 ? 0.0 : st->cost[p],
         .cpu = time->cpu};
+    STORQ_TRY(storq_h5_units_add(st->record, &row, err));
+    st->nrows++;
     return STORQ_OK;
 }
 
@@ -266,9 +285,9 @@ int storq_collect_record(run_state *st, size_t p, size_t r, const storq_record *
         if (!rc)
             rc = add_row(st, p, (int64_t)r, rank, time, rec->events, err);
         double seconds = time->end - time->start;
-        /* after a failure (a write that did not go, say) nothing more is written: what the other
-         * ranks still send is only taken in, so that they can finish sending and end */
-        int failed = st->status.code && st->status.code != STORQ_STOPPED;
+        /* after a failure what the other ranks still send is only taken in, so that they can
+         * finish sending and end */
+        int failed = run_failed(st);
         if (rc || failed || ps->finished || ps->closed) {
             /* a spare: its point needed no more */
         } else if (ps->rep_in[r]) {
@@ -302,7 +321,7 @@ int storq_collect_theory(run_state *st, size_t p, storq_theory *t, int rank,
         ps->theory_in = 1;
         ps->seconds += time->end - time->start;
         rc = add_row(st, p, STORQ_UNIT_REP_THEORY, rank, time, 0, err);
-        int failed = st->status.code && st->status.code != STORQ_STOPPED; /* see above */
+        int failed = run_failed(st); /* see above */
         if (!rc && !failed && point_complete(st, p))
             rc = finish_point(st, p, err);
     }

@@ -456,12 +456,12 @@ static void finish_work(run_state *st)
     if (!rc)
         rc = storq_collect_checkpoints(st, 1, &e);
     pthread_mutex_unlock(&st->collect_lock);
-    if (!rc && st->file)
-        rc = storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * ((uint64_t)st->nrows + (uint64_t)st->nranks),
+    if (!rc && st->record)
+        rc = storq_h5_reserve(st->file, (1u << 20) + 2 * 128 * ((uint64_t)STORQ_UNITS_BLOCK +
+                                                               (uint64_t)st->nranks),
                               "the record of the run's units", &e);
-    if (!rc && st->file)
-        rc = storq_h5_write_units(st->file, st->rows, st->nrows, times, (size_t)st->nranks,
-                                  st->workers, wall, &e);
+    if (!rc && st->record)
+        rc = storq_h5_units_end(st->record, times, (size_t)st->nranks, st->workers, wall, &e);
     free(times);
     if (rc && !st->status.code)
         st->status = e;
@@ -491,7 +491,7 @@ static void release(run_state *st)
         for (size_t p = 0; p < st->spec->npoints; p++)
             storq_collect_free_pending(&st->points[p]);
     free(st->points);
-    free(st->rows);
+    storq_h5_units_free(&st->record);
     storq_error ignore = {0};
     storq_outbox_destroy(&st->outbox, &ignore);
     storq_dispatch_destroy(&st->dispatch);
@@ -591,6 +591,8 @@ static int start_work(run_state *st, storq_error *err)
                                   spec->replications, spec->model->theory != NULL, &st->units,
                                   &st->nunits, err);
     free_replications_in(st, rep_done);
+    if (!rc && st->rank == 0 && st->file) /* the record of the units goes to the file as they run */
+        rc = storq_h5_units_begin(st->file, st->nunits, &st->record, err);
     if (!rc && st->rank != 0)
         rc = storq_outbox_create(st->comm, &st->outbox, err);
     rc = storq_reduce_status(rc, st->comm);
@@ -637,6 +639,7 @@ int storq_driver_run(const storq_run_spec *spec, MPI_Comm comm, storq_error *err
     memset(&st, 0, sizeof st);
     st.spec = spec;
     st.checkpoint_every = storq_env_seconds("STORQ_CHECKPOINT_INTERVAL", 5.0);
+    st.checkpoint_gap = st.checkpoint_every;
     st.last_checkpoint = storq_now();
     st.max_reps = spec->precision ? spec->max_replications : spec->replications;
     MPI_Comm_dup(comm, &st.comm);

@@ -56,9 +56,8 @@ static size_t list_bytes(const storq_run_spec *spec, int root, size_t *point_byt
         per_point += sizeof(point_state) + 2 * index_row;
     /* the units of this task's points: a theory unit each (all five models have theory) and
      * every replication it may take; each rank builds the list (unit and its sort key while
-     * sorting) and the hand-out copies the costs and groups; rank 0 records every unit that ran
-     * (rows that double as they grow: three times a row while growing) and copies them into the
-     * file's records once at the end */
+     * sorting) and the hand-out copies the costs and groups; rank 0 records the units that ran
+     * in the file as they run, holding a block of rows at a time (a constant) */
     const size_t reps = spec->precision ? spec->max_replications : spec->replications;
     const size_t mine = n > spec->task_index ? (n - spec->task_index - 1) / spec->task_count + 1
                                              : 0;
@@ -66,11 +65,10 @@ static size_t list_bytes(const storq_run_spec *spec, int root, size_t *point_byt
     /* rank 0 writes this task's points only: what HDF5 keeps of each is counted for those */
     size_t written = root ? storq_bytes_mul(mine, HDF5_PER_POINT) : 0;
     size_t per_unit = sizeof(storq_unit) + 32 + 2 * (sizeof(double) + sizeof(size_t));
-    if (root)
-        per_unit += 3 * sizeof(storq_unit_row) + sizeof(storq_unit_row) + 8;
+    size_t record = root ? STORQ_UNITS_BLOCK * (sizeof(storq_unit_row) + 8) : 0;
     *point_bytes = per_point + (root && mine ? HDF5_PER_POINT : 0);
     *unit_bytes = per_unit;
-    return storq_bytes_add(storq_bytes_add(storq_bytes_mul(n, per_point), written),
+    return storq_bytes_add(storq_bytes_add(storq_bytes_mul(n, per_point), written + record),
                            storq_bytes_mul(*units, per_unit));
 }
 
@@ -121,7 +119,7 @@ int storq_run_spec_expand(storq_run_spec *spec, int root, storq_error *err)
              units);
     snprintf(for_what, sizeof for_what, "for their parameters, the hand-out and %s (%zu bytes a "
              "point, %zu a unit, before the model's own state); fewer points or replications a "
-             "run need less", root ? "rank 0's record of every unit" : "the units' list", point,
+             "run need less", root ? "rank 0's state of each point" : "the units' list", point,
              unit);
     STORQ_TRY(storq_memory_check_rank(need, what, for_what, err));
     const size_t np = storq_param_count(spec->model->params);

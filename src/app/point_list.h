@@ -14,8 +14,8 @@
 /* The bytes a rank holds for the run's points and work units, whatever the model: the points'
  * parameter values (every point of the sweep: each rank builds them all), the driver's per-point
  * arrays, the work units of this task and their hand-out; root (rank 0, or a process without
- * MPI): also its per-point state, the results file's index and the record of every unit
- * (/run/units). The models' own per-point contexts are not in it (measured as they are prepared:
+ * MPI): also its per-point state, the results file's index and the block of /run/units rows it
+ * holds before writing them (a constant). The models' own per-point contexts are not in it (measured as they are prepared:
  * src/app/point_memory.c). */
 size_t storq_point_list_bytes(const storq_run_spec *spec, int root);
 

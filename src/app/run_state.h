@@ -85,12 +85,13 @@ typedef struct run_state {
     double last_publish;      /* ranks other than 0: when they last set their slots */
     size_t ranks_done;        /* rank 0: DONE messages received */
     double checkpoint_every;  /* rank 0: seconds between checkpoints of unfinished points */
+    double checkpoint_gap;    /* rank 0: the interval, or 20 times the last checkpoint's time */
     double last_checkpoint;
     size_t reps_resumed;      /* replications taken from checkpoints by --resume */
     double t0;                /* when the work began (every rank, just after a collective) */
     int workers;              /* ranks x threads, all ranks together */
-    storq_unit_row *rows;     /* rank 0: every unit that ran, for /run/units */
-    size_t nrows, caprows;
+    storq_units_record *record; /* rank 0: /run/units, written as units come in */
+    size_t nrows;             /* rank 0: units recorded */
     int stop;                 /* set when this rank stops taking units (failure or signal) */
     storq_error status;       /* this rank's first failure (rank 0: the run's) */
 } run_state;
