@@ -12,15 +12,26 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "h5_check.h"
+
+/* The child's count of objects read, in memory it shares with its parent (NULL elsewhere). */
+static volatile uint64_t *guard_beat;
+
+void storq_h5_guard_beat(void)
+{
+    if (guard_beat)
+        (*guard_beat)++;
+}
 
 static void write_all(int fd, const void *buf, size_t n)
 {
@@ -58,14 +69,21 @@ int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FI
     if (pipe(fds) != 0) /* no process to spare: read here, unguarded */
         return fn(ctx, result, err);
     fflush(NULL); /* nothing buffered is written twice */
+    volatile uint64_t *beat = mmap(NULL, sizeof *beat, PROT_READ | PROT_WRITE,
+                                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (beat == MAP_FAILED)
+        beat = NULL;
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
+        if (beat)
+            munmap((void *)beat, sizeof *beat);
         return fn(ctx, result, err);
     }
     if (pid == 0) {
         close(fds[0]);
+        guard_beat = beat;
         /* a crash is the verdict: no MPI backtrace handler, no core dump */
         const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
         for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
@@ -84,17 +102,25 @@ int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FI
         _exit(0);
     }
     close(fds[1]);
-    /* damaged metadata can also send HDF5 round a loop: a child that does not finish within
+    /* damaged metadata can also send HDF5 round a loop: a child that reads no further object for
      * STORQ_CHECK_TIMEOUT seconds (600 by default) is stopped and the file called damaged. The
-     * verdict is smaller than a pipe's buffer, so the child never waits for this read. */
+     * wait is for progress, not for the whole file: a healthy file of 10^5 points takes longer
+     * than any fixed limit (without shared memory, the whole read has the limit). The verdict is
+     * smaller than a pipe's buffer, so the child never waits for this read. */
     const char *env = getenv("STORQ_CHECK_TIMEOUT");
     double limit = env && atof(env) > 0 ? atof(env) : 600, waited = 0;
     useconds_t nap = 1000;
     int status = 0, timed_out = 0;
+    uint64_t seen = 0;
     for (;;) {
         pid_t done = waitpid(pid, &status, WNOHANG);
         if (done == pid || (done < 0 && errno != EINTR))
             break;
+        if (beat && *beat != seen) { /* the child read on: its limit starts again */
+            seen = *beat;
+            waited = 0;
+            storq_h5_guard_beat(); /* and so did this process, when it is a guarded child */
+        }
         if (waited > limit) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -106,6 +132,8 @@ int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FI
         waited += nap / 1e6;
         nap = nap < 50000 ? 2 * nap : nap;
     }
+    if (beat)
+        munmap((void *)beat, sizeof *beat);
     int rc = -1;
     storq_error e;
     size_t got = timed_out ? 0 : read_all(fds[0], &rc, sizeof rc) + read_all(fds[0], &e, sizeof e);
@@ -122,8 +150,8 @@ int storq_h5_guard(storq_guarded_fn fn, void *ctx, void *result, size_t size, FI
     }
     char why[96];
     if (timed_out)
-        snprintf(why, sizeof why, "HDF5 did not finish reading it in %g s (STORQ_CHECK_TIMEOUT)",
-                 limit);
+        snprintf(why, sizeof why, "HDF5 read no further object of it in %g s "
+                 "(STORQ_CHECK_TIMEOUT)", limit);
     else if (WIFSIGNALED(status))
         snprintf(why, sizeof why, "HDF5 crashed reading it (signal %d, %s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));

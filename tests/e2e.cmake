@@ -70,3 +70,6 @@ set_tests_properties(e2e_qa_cli PROPERTIES LABELS "e2e" TIMEOUT 60)
 # The record of the units is written as they run: a killed run keeps its blocks of rows.
 add_test(NAME e2e_units_streamed COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_units_streamed.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_units_streamed PROPERTIES LABELS "e2e" TIMEOUT 300 RUN_SERIAL TRUE)
+# The guarded readers' limit is on progress: a healthy file that takes longer is read.
+add_test(NAME e2e_check_progress COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/e2e_check_progress.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_check_progress PROPERTIES LABELS "e2e" TIMEOUT 240)

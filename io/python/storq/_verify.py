@@ -5,6 +5,7 @@ point group (io/h5_checksum.c computes the same bytes; tests/check_h5_schema.py 
 A damaged value is never returned: a mismatch raises DamagedFile naming the file and the object.
 """
 import json
+import mmap
 import os
 import select
 import signal
@@ -18,6 +19,16 @@ import numpy as np
 from .errors import DamagedFile
 
 _WIDE = {"f": "<f8", "i": "<i8", "u": "<u8"}
+
+# In a guarded child: the count of objects it has read, in memory shared with its parent, which
+# stops the child only when the count stands still (see guarded). None elsewhere.
+_beat = None
+
+
+def beat():
+    """One more object read (progress, for guarded's limit); nothing outside a guarded child."""
+    if _beat is not None:
+        struct.pack_into("<Q", _beat, 0, struct.unpack_from("<Q", _beat)[0] + 1)
 
 
 def _raw(e):
@@ -78,6 +89,7 @@ def verify_point(path, group):
             return
         for obj in _objects(group):
             where = obj.name
+            beat()
             if "crc32" not in obj.attrs:
                 raise DamagedFile(path, where, "no checksum (attribute 'crc32') though its point "
                                   "has one: the file is damaged or was altered")
@@ -110,12 +122,15 @@ def guarded(path, check):
     on a damaged heap or B-tree, which would end the reader's process with no word. A crash
     becomes DamagedFile ("damaged HDF5 structure"); a DamagedFile in the child is raised here.
     Other errors are left for the caller to meet in its own reading (a lock, a wrong format)."""
+    global _beat
     if not hasattr(os, "fork"):
         return check()
     rfd, wfd = os.pipe()
+    shared = mmap.mmap(-1, 8)  # anonymous and shared with the child
     pid = os.fork()
     if pid == 0:  # the child: one verdict, then _exit (no h5py or atexit cleanup twice)
         try:
+            _beat = shared
             os.close(rfd)
             verdict = b"ok"
             try:
@@ -128,11 +143,16 @@ def guarded(path, check):
         finally:
             os._exit(0)
     os.close(wfd)
-    # damaged metadata can also send HDF5 round a loop: a child that does not finish in time
-    # (STORQ_CHECK_TIMEOUT seconds, 600 by default) is stopped and the file called damaged
+    # damaged metadata can also send HDF5 round a loop: a child that reads no further object for
+    # STORQ_CHECK_TIMEOUT seconds (600 by default) is stopped and the file called damaged. The
+    # limit is on progress, not on the whole read, which for a healthy file of 10^5 points takes
+    # longer than any fixed limit.
     limit = _check_timeout()
-    chunks, start, status = [], time.monotonic(), None
+    chunks, start, status, seen = [], time.monotonic(), None, 0
     while status is None:
+        count = struct.unpack_from("<Q", shared)[0]
+        if count != seen:  # the child read on: its limit starts again
+            seen, start = count, time.monotonic()
         if select.select([rfd], [], [], 0.05)[0]:
             chunk = os.read(rfd, 65536)
             if chunk:
@@ -145,14 +165,15 @@ def guarded(path, check):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             os.close(rfd)
-            raise DamagedFile(path, "/", f"damaged HDF5 structure: HDF5 did not finish reading "
-                              f"it in {limit:g} s (STORQ_CHECK_TIMEOUT)")
+            raise DamagedFile(path, "/", f"damaged HDF5 structure: HDF5 read no further object "
+                              f"of it in {limit:g} s (STORQ_CHECK_TIMEOUT)")
     while True:
         chunk = os.read(rfd, 65536)
         if not chunk:
             break
         chunks.append(chunk)
     os.close(rfd)
+    shared.close()
     data = b"".join(chunks)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
