@@ -91,12 +91,13 @@ if [ "$mode" = shim ]; then
   # scanning cuts from 300000 to 380000 in steps of 2000 and from 346000 to 374000 in steps of
   # 250, 2026-12-07, with /run/units written block by block as the units run, each table on disk
   # before /run links it: 372500-373750 leave /run's records unreadable, each a salvage with that
-  # warning; 346000-348250 leave a point group unfinished, a salvage that keeps the record; every
+  # warning (the two tried are inside that window, away from its ends: the paths in the file's
+  # attributes differ between clones); 346000-348250 leave a point group unfinished, a salvage that keeps the record; every
   # cut of the scan resumed to the clean run's results; 374000 and up is no cut at all. Before,
   # 322000-324000, 342000-344000 and 350000-372000 lost the record.) A different run's such
   # partial is still refused, byte for byte untouched.
   sed 's/^seed = 3$/seed = 4/' sweep.ini > other.ini
-  for bytes in 372500 373500; do
+  for bytes in 372875 373375; do
     msg=$(LD_PRELOAD="$shim" STORQ_TEST_DISK_BYTES=$bytes STORQ_TEST_DISK_NO_FALLOCATE=1 \
           "$storq" run sweep.ini -o records$bytes.h5 --quiet 2>&1); status=$?
     [ "$status" -eq 1 ] && grep -qF "No space left on device" <<<"$msg" || fail "records cut: exit $status: $msg"
