@@ -5,7 +5,6 @@
  * storq wrote holds its data, so one that claims more bytes than the whole file is damaged or
  * crafted (HDF5 would read it as fill values, and a reader would allocate what it claims). */
 #include "h5_check.h"
-#include "h5_guard.h"
 #include "h5_check_internal.h"
 
 #include <inttypes.h>
@@ -461,7 +460,6 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
     for (size_t i = 0; !rc && i < n; i++) {
         size_t id;
         char where[600];
-        storq_h5_guard_beat(); /* progress, for a guarded reader's stall limit */
         snprintf(where, sizeof where, "%s/%s", parent, names[i]);
         if (!storq_schema_point_id(names[i], &id))
             continue; /* the index, a checkpoint's temporary, a later version's addition */

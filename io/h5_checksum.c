@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5_guard.h"
 #include "h5_util.h"
 #include "schema.h"
 
@@ -195,7 +194,6 @@ static int is_soft_link(hid_t loc, const char *name)
 static int walk(hid_t obj, int depth, int follow_soft, object_fn fn, void *ctx,
                 storq_error *err)
 {
-    storq_h5_guard_beat(); /* progress, for a guarded reader's stall limit */
     if (depth > MAX_DEPTH)
         return fn(-1, ctx, err); /* fn says what is wrong */
     if (H5Iget_type(obj) == H5I_GROUP) {

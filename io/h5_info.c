@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "h5_check.h"
-#include "h5_guard.h"
 #include "h5_info_hist.h"
 #include "h5_info_index.h"
 #include "h5_info_theory.h"
@@ -571,7 +570,6 @@ static int print_observables(hid_t point, FILE *out, storq_error *err)
 
 static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
 {
-    storq_h5_guard_beat(); /* progress, for a guarded reader's stall limit */
     char name[STORQ_SCHEMA_POINT_PATH_MAX];
     storq_schema_point_path((size_t)id, name, sizeof name);
     hid_t g = H5Gopen2(file, name, H5P_DEFAULT);

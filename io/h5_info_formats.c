@@ -207,7 +207,6 @@ static int read_index(hid_t file, row **rows, size_t *nrows, storq_error *err)
  * point HDF5 cannot open is kept with one cell, status = unreadable. */
 static int read_point(hid_t file, row *r, int *complete, storq_error *err)
 {
-    storq_h5_guard_beat(); /* progress, for a guarded reader's stall limit */
     char name[STORQ_SCHEMA_POINT_PATH_MAX];
     storq_schema_point_path((size_t)r->id, name, sizeof name);
     int state = storq_h5u_has_link(file, name) ? storq_schema_point_complete(file, name) : 0;

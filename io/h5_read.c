@@ -13,7 +13,9 @@
 
 int storq_h5u_has_attr(hid_t loc, const char *name)
 {
-    storq_h5_guard_beat(); /* every reader asks this of each object: progress, for the guard */
+    /* every reader asks this or the next of each object it reads: progress, for a guarded
+     * reader's stall limit (h5_guard.h) */
+    storq_h5_guard_beat();
     htri_t r = H5Aexists(loc, name);
     H5Eclear2(H5E_DEFAULT);
     return r > 0;

@@ -434,7 +434,8 @@ int storq_h5_units_begin(storq_h5_file *f, uint64_t planned, storq_units_record 
         {STORQ_SCHEMA_SESSIONS, SESSIONS_CHUNK, sizeof(session_record), &session_fill, {-1, -1}}};
     memcpy(r->t, t, sizeof t);
     int rc = STORQ_OK;
-    if (storq_units_units_type(&r->t[T_UNITS].type) || storq_units_ranks_type(&r->t[T_RANKS].type) ||
+    if (storq_units_units_type(&r->t[T_UNITS].type) ||
+        storq_units_ranks_type(&r->t[T_RANKS].type) ||
         storq_units_sessions_type(&r->t[T_SESSIONS].type))
         rc = storq_h5u_fail(err, file, "cannot build the types of /run/units");
     hid_t run = rc ? -1 : H5Gopen2(file, "/" STORQ_SCHEMA_RUN, H5P_DEFAULT);

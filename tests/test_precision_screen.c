@@ -60,7 +60,7 @@ static void check_prefixes(const storq_point_result *res, size_t n, int ordinary
                 CHECK(exact > target); /* never wrong in the direction that skips work */
             }
             if (ordinary && factors[i] <= 1.0 - 1e-6 && w >= 10)
-                CHECK(above); /* clearly above, even by a millionth: the bound is tight */ /* a target at half the exact value: clearly above */
+                CHECK(above); /* clearly above, even by a millionth: the bound is tight */
         }
     }
 }

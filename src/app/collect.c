@@ -107,7 +107,22 @@ static int point_state_init(run_state *st, size_t p, storq_error *err)
     return STORQ_OK;
 }
 
-static int checkpoint_dirty(run_state *st, storq_error *err);
+/* Checkpoint every unfinished point that took in replications since its last checkpoint. */
+static int checkpoint_dirty(run_state *st, storq_error *err)
+{
+    for (size_t p = 0; p < st->spec->npoints; p++) {
+        point_state *ps = &st->points[p];
+        if (!ps->dirty || !ps->have_res)
+            continue;
+        char what[64];
+        snprintf(what, sizeof what, "the checkpoint of point %zu", p);
+        STORQ_TRY(storq_h5_reserve(st->file, point_bytes(st, p, NULL, NULL), what, err));
+        STORQ_TRY(storq_h5_write_checkpoint(st->file, p, &ps->res, ps->rep_in, ps->seconds, err));
+        ps->dirty = 0;
+        ps->checkpointed = 1;
+    }
+    return STORQ_OK;
+}
 
 /* Rank 0, holding collect_lock: checkpoint every unfinished point that took in replications
  * since its last checkpoint, when the interval has passed (or always, at the end of a run). */
@@ -124,22 +139,6 @@ int storq_collect_checkpoints(run_state *st, int now_anyway, storq_error *err)
     double took = storq_now() - now;
     st->checkpoint_gap = took * 20 > st->checkpoint_every ? took * 20 : st->checkpoint_every;
     return rc;
-}
-
-static int checkpoint_dirty(run_state *st, storq_error *err)
-{
-    for (size_t p = 0; p < st->spec->npoints; p++) {
-        point_state *ps = &st->points[p];
-        if (!ps->dirty || !ps->have_res)
-            continue;
-        char what[64];
-        snprintf(what, sizeof what, "the checkpoint of point %zu", p);
-        STORQ_TRY(storq_h5_reserve(st->file, point_bytes(st, p, NULL, NULL), what, err));
-        STORQ_TRY(storq_h5_write_checkpoint(st->file, p, &ps->res, ps->rep_in, ps->seconds, err));
-        ps->dirty = 0;
-        ps->checkpointed = 1;
-    }
-    return STORQ_OK;
 }
 
 static int point_complete(const run_state *st, size_t p)
@@ -247,14 +246,14 @@ static int decide(run_state *st, size_t p, storq_error *err)
     return STORQ_OK;
 }
 
-/* Rank 0, holding collect_lock: record where and when a unit ran (/run/units, a block of rows
- * at a time: room for each block is reserved before it is written). */
 /* After a failure (a write that did not go, say) nothing more is written. */
 static int run_failed(const run_state *st)
 {
     return st->status.code && st->status.code != STORQ_STOPPED;
 }
 
+/* Rank 0, holding collect_lock: record where and when a unit ran (/run/units, a block of rows
+ * at a time: room for each block is reserved before it is written). */
 static int add_row(run_state *st, size_t p, int64_t rep, int rank, const storq_unit_time *time,
                    uint64_t events, storq_error *err)
 {

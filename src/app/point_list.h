@@ -15,8 +15,8 @@
  * parameter values (every point of the sweep: each rank builds them all), the driver's per-point
  * arrays, the work units of this task and their hand-out; root (rank 0, or a process without
  * MPI): also its per-point state, the results file's index and the block of /run/units rows it
- * holds before writing them (a constant). The models' own per-point contexts are not in it (measured as they are prepared:
- * src/app/point_memory.c). */
+ * holds before writing them (a constant). The models' own per-point contexts are not in it
+ * (measured as they are prepared: src/app/point_memory.c). */
 size_t storq_point_list_bytes(const storq_run_spec *spec, int root);
 
 /* Check storq_point_list_bytes against the rank's budget (a usage error with the estimate and the
