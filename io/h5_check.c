@@ -499,6 +499,28 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
     return rc;
 }
 
+/* Schema 2.0: every dataset sized within the file before anything reads it, then the rows. */
+static int check_columnar_tree(checker *c, size_t *checksummed)
+{
+    const char *groups[] = {"/points", "/observables", "/replications", "/theory", "/comparison"};
+    for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+        if (!storq_h5u_has_link(c->file, groups[i]))
+            continue;
+        hid_t g = H5Gopen2(c->file, groups[i], H5P_DEFAULT);
+        int rc = g >= 0 ? chk_tree(c, g, 0) : chk_bad(c, groups[i], "is not a group");
+        storq_h5u_close_group(&g);
+        STORQ_TRY(rc);
+    }
+    STORQ_TRY(chk_columnar(c));
+    hid_t d = H5Dopen2(c->file, "/point", H5P_DEFAULT);
+    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    storq_h5u_close_space(&space);
+    storq_h5u_close_dataset(&d);
+    *checksummed = n > 0 ? (size_t)n : 0;
+    return STORQ_OK;
+}
+
 static int file_size(checker *c)
 {
     if (H5Fget_filesize(c->file, &c->size) >= 0)
@@ -541,7 +563,10 @@ int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *labe
         rc = check_index(&c, &found.index_crc);
     found.npoints = c.nrows;
     found.run_records_damaged = c.run_damaged;
-    if (!rc)
+    int columnar = storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR;
+    if (!rc && columnar)
+        rc = check_columnar_tree(&c, &found.checksummed);
+    else if (!rc)
         rc = check_groups(&c, "/" STORQ_SCHEMA_POINTS, 1, &found.checksummed, &found.unreadable);
     if (!rc && storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))
         rc = check_groups(&c, "/" STORQ_SCHEMA_CHECKPOINTS, 0, &found.checksummed,
@@ -559,7 +584,7 @@ int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *labe
 int storq_h5_open_checked(const char *path, const char *hint, hid_t *file, storq_h5_checked *out,
                           storq_error *err)
 {
-    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ, hint, file, NULL, err));
+    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ_COLUMNAR, hint, file, NULL, err));
     int rc = storq_h5_check_file(*file, path, NULL, out, err);
     if (rc) {
         H5Fclose(*file);

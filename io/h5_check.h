@@ -64,8 +64,9 @@ int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *labe
 int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
                              const storq_h5_expect *expect, storq_error *err);
 
-/* Open path for reading (storq_schema_open, with hint in its messages) and check it whole
- * (storq_h5_check_file): the file readers print from. On failure nothing stays open. */
+/* Open path for reading (storq_schema_open, with hint in its messages; a 1.x or a 2.0 file) and
+ * check it whole (storq_h5_check_file): the file readers print from. On failure nothing stays
+ * open. */
 int storq_h5_open_checked(const char *path, const char *hint, hid_t *file,
                           storq_h5_checked *out, storq_error *err);
 

@@ -55,5 +55,7 @@ int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int requi
 int chk_links(checker *c);
 int chk_tree(checker *c, hid_t group, int depth);
 int chk_layouts(checker *c);
+/* A schema 2.0 file's rows and their checksums (h5_check_columnar.c). */
+int chk_columnar(checker *c);
 
 #endif

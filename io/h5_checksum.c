@@ -22,26 +22,6 @@
  * link back up would otherwise be walked forever. */
 #define MAX_DEPTH 8
 
-uint32_t storq_crc32(uint32_t crc, const void *buf, size_t n)
-{
-    static uint32_t table[256];
-    static int ready;
-    if (!ready) { /* computing the same values twice from two threads is harmless */
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++)
-                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
-        ready = 1;
-    }
-    const unsigned char *p = buf;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++)
-        crc = table[(crc ^ p[i]) & 0xFF] ^ (crc >> 8);
-    return ~crc;
-}
-
 /* An attribute or a dataset: what is read, and how. */
 typedef struct value_src {
     hid_t id;
@@ -130,34 +110,32 @@ done:
     return rc;
 }
 
-static herr_t collect_attr_name(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+/* Attributes a checksum of schema 2.0's attributes-only kind leaves out: its own, the covers list
+ * of the row checksums, and HDF5's and netCDF's dimension-scale bookkeeping. */
+static const char *const attrs_only_skip[] = {
+    STORQ_SCHEMA_ATTR_CRC32, "covers", "CLASS", "NAME", "DIMENSION_LIST", "REFERENCE_LIST",
+    "_Netcdf4Dimid", "_Netcdf4Coordinates", NULL};
+
+static int skipped(const char *name, int attrs_only)
 {
-    (void)loc;
-    (void)info;
-    char ***names = data;
-    size_t n = 0;
-    while ((*names)[n])
-        n++;
-    char **grown = realloc(*names, (n + 2) * sizeof *grown);
-    if (!grown)
-        return -1;
-    *names = grown;
-    grown[n] = strdup(name);
-    grown[n + 1] = NULL;
-    return grown[n] ? 0 : -1;
+    if (!attrs_only)
+        return strcmp(name, STORQ_SCHEMA_ATTR_CRC32) == 0 ||
+               strcmp(name, STORQ_SCHEMA_ATTR_STATUS) == 0;
+    for (const char *const *s = attrs_only_skip; *s; s++)
+        if (strcmp(name, *s) == 0)
+            return 1;
+    return 0;
 }
 
-/* The checksum of one object (see the top of the file); -1 when it cannot be computed. */
-static int object_crc(hid_t obj, uint32_t *out)
+/* The checksum of one object (see the top of the file), of its attributes alone when
+ * attrs_only (schema 2.0); -1 when it cannot be computed. */
+static int object_crc_mode(hid_t obj, int attrs_only, uint32_t *out)
 {
-    char **names = calloc(1, sizeof *names);
-    hsize_t pos = 0;
+    char **names = NULL;
     uint32_t crc = 0;
-    int rc = names && H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &pos, collect_attr_name,
-                                  &names) >= 0 ? 0 : -1;
+    int rc = storq_h5u_attr_names(obj, &names);
     for (size_t i = 0; !rc && names[i]; i++) {
-        if (strcmp(names[i], STORQ_SCHEMA_ATTR_CRC32) == 0 ||
-            strcmp(names[i], STORQ_SCHEMA_ATTR_STATUS) == 0)
+        if (skipped(names[i], attrs_only))
             continue;
         hid_t a = H5Aopen(obj, names[i], H5P_DEFAULT);
         crc = storq_crc32(crc, names[i], strlen(names[i]) + 1);
@@ -168,13 +146,23 @@ static int object_crc(hid_t obj, uint32_t *out)
     for (size_t i = 0; names && names[i]; i++)
         free(names[i]);
     free(names);
-    if (!rc && H5Iget_type(obj) == H5I_DATASET) {
+    if (!rc && !attrs_only && H5Iget_type(obj) == H5I_DATASET) {
         crc = storq_crc32(crc, "", 1);
         rc = feed_value((value_src){obj, 0}, &crc);
     }
     H5Eclear2(H5E_DEFAULT);
     *out = crc;
     return rc;
+}
+
+static int object_crc(hid_t obj, uint32_t *out)
+{
+    return object_crc_mode(obj, 0, out);
+}
+
+int storq_h5_checksum_attrs(hid_t obj, uint32_t *out)
+{
+    return object_crc_mode(obj, 1, out);
 }
 
 typedef int (*object_fn)(hid_t obj, void *ctx, storq_error *err);
@@ -222,11 +210,10 @@ static int walk(hid_t obj, int depth, int follow_soft, object_fn fn, void *ctx,
 
 static int stamp_one(hid_t obj, void *ctx, storq_error *err)
 {
-    (void)ctx;
     uint32_t crc;
     if (obj < 0)
         return STORQ_RUNTIME_FAIL(err, "point group nested too deep to checksum");
-    if (object_crc(obj, &crc) != 0)
+    if (object_crc_mode(obj, ctx != NULL, &crc) != 0)
         return storq_h5u_fail(err, obj, "cannot compute the checksum");
     if (storq_h5u_has_attr(obj, STORQ_SCHEMA_ATTR_CRC32) &&
         H5Adelete(obj, STORQ_SCHEMA_ATTR_CRC32) < 0)
@@ -252,6 +239,12 @@ int storq_h5_checksum_stamp(hid_t group, storq_error *err)
 int storq_h5_checksum_stamp_object(hid_t obj, storq_error *err)
 {
     return stamp_one(obj, NULL, err);
+}
+
+int storq_h5_checksum_stamp_attrs(hid_t obj, storq_error *err)
+{
+    static int attrs_only = 1;
+    return stamp_one(obj, &attrs_only, err);
 }
 
 typedef struct verify_ctx {

@@ -11,10 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crc32.h"
 #include "error.h"
 
-/* zlib's crc32(crc, buf, n): start with crc = 0; feed pieces in turn. */
-uint32_t storq_crc32(uint32_t crc, const void *buf, size_t n);
 
 /* Write the attribute crc32 on group and on every object below it (file open read-write). */
 int storq_h5_checksum_stamp(hid_t group, storq_error *err);
@@ -23,6 +22,13 @@ int storq_h5_checksum_stamp(hid_t group, storq_error *err);
  * gets its crc32 while its header is still the last block of the file's metadata, where HDF5
  * grows it in place rather than adding a continuation block (docs/hdf5-schema.md, Storage). */
 int storq_h5_checksum_stamp_object(hid_t obj, storq_error *err);
+
+/* Schema 2.0 (docs/hdf5-schema-2.md, Checksums): the checksum of obj's attributes alone, in the
+ * byte stream above, leaving out crc32, covers and the dimension-scale attributes (CLASS, NAME,
+ * DIMENSION_LIST, REFERENCE_LIST, _Netcdf4Dimid, _Netcdf4Coordinates); -1 when it cannot be
+ * computed. And the attribute crc32 written with it on obj. */
+int storq_h5_checksum_attrs(hid_t obj, uint32_t *out);
+int storq_h5_checksum_stamp_attrs(hid_t obj, storq_error *err);
 
 /* Check the checksums of group and every object below it, when group has one (files written
  * before checksums have none, and are read unchecked: *checked = 0). A mismatch, or an object

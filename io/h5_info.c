@@ -10,15 +10,15 @@
 #include <string.h>
 
 #include "h5_check.h"
+#include "h5_info_columnar.h"
 #include "h5_info_hist.h"
 #include "h5_info_index.h"
+#include "h5_info_tables.h"
 #include "h5_info_theory.h"
 #include "h5_info_units.h"
 #include "h5_util.h"
 #include "schema.h"
 #include "table.h"
-
-#define PREVIEW 4 /* leading values shown for each vector */
 
 /* ---- attribute values as text ---- */
 
@@ -265,8 +265,35 @@ static void add_index_header(storq_table *t, hid_t d, hid_t ftype, unsigned nmem
     storq_h5u_free_names(units, nunits);
 }
 
+/* Where the points' statuses come from: a 1.x file's point groups, or the rows of a 2.0 file
+ * (rows: its point ids, increasing). */
+typedef struct status_source {
+    hid_t file;
+    storq_info_task task;
+    const uint64_t *rows;
+    size_t nrows;
+} status_source;
+
+static const char *status_of(const status_source *s, uint64_t id)
+{
+    if (!s->rows)
+        return point_status(s->file, s->task, id);
+    size_t lo = 0, hi = s->nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->rows[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->nrows && s->rows[lo] == id)
+        return "complete"; /* a 2.0 file holds complete points only */
+    return id % s->task.count != s->task.index ? "other task" : "pending";
+}
+
 /* Print the index with each point's status; *ids gets the point ids of the rows. */
-static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, storq_error *err)
+static int print_index(hid_t file, const status_source *src, FILE *out, uint64_t **ids,
+                       size_t *nrows, storq_error *err)
 {
     *ids = NULL;
     *nrows = 0;
@@ -300,7 +327,7 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
         }
     storq_table t;
     storq_table_init(&t, (size_t)nm + 1, NULL, "  ");
-    storq_info_task task = storq_info_read_task(file);
+    storq_info_task task = src->task;
     add_index_header(&t, d, ftype, (unsigned)nm);
     size_t complete = 0;
     for (size_t r = 0; r < *nrows; r++) {
@@ -308,7 +335,7 @@ static int print_index(hid_t file, FILE *out, uint64_t **ids, size_t *nrows, sto
             const char *c = cells[(size_t)m * *nrows + r];
             storq_table_add(&t, "%s", c ? c : "?");
         }
-        const char *status = point_status(file, task, (*ids)[r]);
+        const char *status = status_of(src, (*ids)[r]);
         complete += strcmp(status, "complete") == 0;
         storq_table_add(&t, "%s", status);
     }
@@ -364,22 +391,7 @@ static void shape_text(hid_t loc, const char *name, char *buf, size_t size)
     H5Eclear2(H5E_DEFAULT);
 }
 
-static void preview_text(const double *v, size_t n, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && i < PREVIEW && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%.4g", i ? " " : "", v[i]);
-    if (n > PREVIEW && used < size)
-        snprintf(buf + used, size - used, " ... (%zu more)", n - PREVIEW);
-}
-
-/* Tables of one point, filled observable by observable. */
-typedef struct point_tables {
-    storq_table scalars, vectors, hists;
-} point_tables;
-
-static int add_scalar(point_tables *pt, hid_t g, hid_t theory, const char *name,
+static int add_scalar(storq_info_tables *pt, hid_t g, hid_t theory, const char *name,
                       const char *unit, storq_error *err)
 {
     double *mean = NULL, *ci = NULL;
@@ -390,69 +402,33 @@ static int add_scalar(point_tables *pt, hid_t g, hid_t theory, const char *name,
     if (!rc && (n1 != 1 || n2 != 1))
         rc = storq_h5u_fail(err, g, "scalar '%s' does not hold one value", name);
     if (!rc) {
-        storq_table_add(&pt->scalars, "%s", name);
-        storq_table_add(&pt->scalars, "%.6g", mean[0]);
-        storq_table_add(&pt->scalars, "+- %.3g", ci[0]);
         double *th = NULL;
         char thname[128];
-        if (storq_info_theory_for(theory, name, 1, &th, thname, sizeof thname))
-            storq_table_add(&pt->scalars, "%.6g", th[0]);
-        else
-            storq_table_add(&pt->scalars, "%s", "");
+        storq_info_theory_for(theory, name, 1, &th, thname, sizeof thname);
+        storq_info_add_scalar(pt, name, mean[0], ci[0], th, unit);
         free(th);
-        storq_table_add(&pt->scalars, "%s", unit);
     }
     free(mean);
     free(ci);
     return rc;
 }
 
-static int add_vector(point_tables *pt, hid_t g, hid_t theory, const char *name,
+static int add_vector(storq_info_tables *pt, hid_t g, hid_t theory, const char *name,
                       const char *unit, storq_error *err)
 {
     double *mean = NULL, *th = NULL;
-    size_t n, nth = 0;
-    char shape[64], sim[256], theo[256] = "";
+    size_t n;
+    char shape[64], thname[128];
     STORQ_TRY(storq_h5u_read_f64(g, "mean", &mean, &n, err));
     shape_text(g, "mean", shape, sizeof shape);
-    preview_text(mean, n, sim, sizeof sim);
-    char thname[128];
-    if (storq_info_theory_for(theory, name, n, &th, thname, sizeof thname)) {
-        nth = n;
-        preview_text(th, nth, theo, sizeof theo);
-    }
-    storq_table_add(&pt->vectors, "%s", name);
-    storq_table_add(&pt->vectors, "%s", shape);
-    storq_table_add(&pt->vectors, "%s", sim);
-    storq_table_add(&pt->vectors, "%s", theo[0] ? theo : "-");
-    storq_table_add(&pt->vectors, "%s", unit);
+    storq_info_theory_for(theory, name, n, &th, thname, sizeof thname);
+    storq_info_add_vector(pt, name, shape, mean, n, th, unit);
     free(mean);
     free(th);
     return err->code;
 }
 
-static int add_histogram(point_tables *pt, hid_t g, const char *name, const char *unit,
-                         storq_error *err)
-{
-    storq_info_hist h;
-    STORQ_TRY(storq_info_hist_read(g, &h, err));
-    char text[64];
-    storq_table_add(&pt->hists, "%s", name);
-    storq_table_add(&pt->hists, "%" PRIu64, h.count);
-    storq_table_add(&pt->hists, "%.6g", h.mean);
-    storq_table_add(&pt->hists, "%.6g", h.min);
-    for (int i = 0; i < STORQ_INFO_NQUANTILES; i++) {
-        storq_info_quantile_text(&h, i, text, sizeof text);
-        storq_table_add(&pt->hists, "%s", text);
-    }
-    storq_table_add(&pt->hists, "%.6g", h.max);
-    storq_info_resolution_text(&h, text, sizeof text);
-    storq_table_add(&pt->hists, "%s", text);
-    storq_table_add(&pt->hists, "%s", unit);
-    return STORQ_OK;
-}
-
-static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char *name,
+static int add_observable(storq_info_tables *pt, hid_t obs, hid_t theory, const char *name,
                           storq_error *err)
 {
     hid_t g = H5Gopen2(obs, name, H5P_DEFAULT);
@@ -464,14 +440,15 @@ static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char 
         rc = storq_h5u_has_attr(g, "unit") ? storq_h5u_read_attr_string(g, "unit", &unit, err)
                                            : STORQ_OK;
     const char *u = unit ? unit : "";
+    storq_info_hist h;
     if (rc) {
         /* err is set */
     } else if (strcmp(kind, "scalar") == 0) {
         rc = add_scalar(pt, g, theory, name, u, err);
     } else if (strcmp(kind, "vector") == 0) {
         rc = add_vector(pt, g, theory, name, u, err);
-    } else if (strcmp(kind, "histogram") == 0) {
-        rc = add_histogram(pt, g, name, u, err);
+    } else if (strcmp(kind, "histogram") == 0 && !(rc = storq_info_hist_read(g, &h, err))) {
+        storq_info_add_histogram(pt, name, &h, u);
     }
     free(kind);
     free(unit);
@@ -480,7 +457,7 @@ static int add_observable(point_tables *pt, hid_t obs, hid_t theory, const char 
 }
 
 /* Length-1 comparison arrays (distances, errors) as name = value rows. */
-static int print_comparisons(hid_t point, FILE *out, storq_error *err)
+static int add_comparisons(storq_info_tables *pt, hid_t point, storq_error *err)
 {
     if (!storq_h5u_has_link(point, STORQ_SCHEMA_COMPARISON))
         return STORQ_OK;
@@ -489,9 +466,6 @@ static int print_comparisons(hid_t point, FILE *out, storq_error *err)
         return storq_h5u_fail(err, point, "cannot open group '%s'", STORQ_SCHEMA_COMPARISON);
     char **names = NULL;
     size_t n = 0;
-    storq_table t;
-    storq_table_init(&t, 3, NULL, "    ");
-    storq_table_title(&t, "  " STORQ_SCHEMA_COMPARISON ":");
     int rc = storq_h5u_list_links(g, &names, &n, err);
     for (size_t i = 0; !rc && i < n; i++) {
         double *v = NULL;
@@ -504,44 +478,17 @@ static int print_comparisons(hid_t point, FILE *out, storq_error *err)
                 attr_text(d, "unit", unit, sizeof unit);
                 H5Dclose(d);
             }
-            storq_table_add(&t, "%s", names[i]);
-            storq_table_add(&t, "%.6g", v[0]);
-            storq_table_add(&t, "%s", strcmp(unit, "?") ? unit : "");
+            storq_info_add_comparison(pt, names[i], v[0], strcmp(unit, "?") ? unit : "");
         }
         free(v);
     }
-    if (!rc && storq_table_rows(&t) > 0)
-        storq_table_print(&t, out);
-    storq_table_free(&t);
     storq_h5u_free_names(names, n);
     H5Gclose(g);
     return rc;
 }
 
-/* A table of one kind of observable, when the point has any. */
-static void print_section(FILE *out, storq_table *t)
+static int add_observables(storq_info_tables *pt, hid_t point, storq_error *err)
 {
-    if (storq_table_rows(t) > 0)
-        storq_table_print(t, out);
-    storq_table_free(t);
-}
-
-static int print_observables(hid_t point, FILE *out, storq_error *err)
-{
-    point_tables pt;
-    storq_table_init(&pt.scalars, 5, NULL, "    ");
-    storq_table_title(&pt.scalars, "  scalars:");
-    storq_table_header(&pt.scalars, "scalar", "mean", "ci95", "theory", "unit", (char *)NULL);
-    storq_table_init(&pt.vectors, 5, NULL, "    ");
-    storq_table_title(&pt.vectors, "  vectors:");
-    storq_table_header(&pt.vectors, "vector", "shape", "mean (first values)",
-                       "theory (grid or name)", "unit", (char *)NULL);
-    storq_table_init(&pt.hists, 11, NULL, "    ");
-    storq_table_title(&pt.hists, "  histograms: (quantiles read off the bins, within the "
-                      "resolution; <x: below the first bin edge x, >=x: beyond the last)");
-    storq_table_header(&pt.hists, "histogram", "count", "mean", "min", "p50", "p90", "p99",
-                       "p99.9", "max", "resolution", "unit", (char *)NULL);
-
     hid_t obs = H5Gopen2(point, STORQ_SCHEMA_OBSERVABLES, H5P_DEFAULT);
     hid_t theory = storq_h5u_has_link(point, STORQ_SCHEMA_THEORY)
                        ? H5Gopen2(point, STORQ_SCHEMA_THEORY, H5P_DEFAULT)
@@ -552,20 +499,11 @@ static int print_observables(hid_t point, FILE *out, storq_error *err)
                       : storq_h5u_fail(err, point, "cannot open group '%s'",
                                        STORQ_SCHEMA_OBSERVABLES);
     for (size_t i = 0; !rc && i < n; i++)
-        rc = add_observable(&pt, obs, theory, names[i], err);
+        rc = add_observable(pt, obs, theory, names[i], err);
     storq_h5u_free_names(names, n);
     storq_h5u_close_group(&obs);
     storq_h5u_close_group(&theory);
-    if (rc) {
-        storq_table_free(&pt.scalars);
-        storq_table_free(&pt.vectors);
-        storq_table_free(&pt.hists);
-        return rc;
-    }
-    print_section(out, &pt.scalars);
-    print_section(out, &pt.vectors);
-    print_section(out, &pt.hists);
-    return STORQ_OK;
+    return rc;
 }
 
 static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
@@ -582,14 +520,17 @@ static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
         rc = storq_h5u_read_attr_u64(g, STORQ_SCHEMA_ATTR_EVENTS, &events, err);
     if (!rc)
         rc = storq_h5u_read_attr_u64(g, STORQ_SCHEMA_ATTR_REPLICATIONS, &reps, err);
+    storq_info_tables pt;
+    storq_info_tables_init(&pt);
     if (!rc) {
-        fprintf(out, "\npoint %06" PRIu64 ": %" PRIu64 " replications, %" PRIu64
-                     " events, %.3f s wall\n",
-                id, reps, events, wall);
-        rc = print_observables(g, out, err);
+        storq_info_point_line(out, id, reps, events, wall);
+        rc = add_observables(&pt, g, err);
     }
     if (!rc)
-        rc = print_comparisons(g, out, err);
+        rc = add_comparisons(&pt, g, err);
+    if (!rc)
+        storq_info_tables_print(&pt, out);
+    storq_info_tables_free(&pt);
     H5Gclose(g);
     return rc;
 }
@@ -603,13 +544,22 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
     STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, &checked, err));
     print_root(file, path, out);
     storq_info_units(file, out);
-    uint64_t *ids = NULL;
-    size_t n = 0;
-    int rc = print_index(file, out, &ids, &n, err);
-    storq_info_task task = storq_info_read_task(file);
-    for (size_t r = 0; !rc && r < n; r++)
-        if (strcmp(point_status(file, task, ids[r]), "complete") == 0)
+    uint64_t *ids = NULL, *rows = NULL;
+    size_t n = 0, nrows = 0;
+    status_source src = {file, storq_info_read_task(file), NULL, 0};
+    int columnar = storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR, rc = STORQ_OK;
+    if (columnar && !(rc = storq_info_columnar_ids(file, &rows, &nrows, err))) {
+        src.rows = rows;
+        src.nrows = nrows;
+    }
+    if (!rc)
+        rc = print_index(file, &src, out, &ids, &n, err);
+    if (!rc && columnar)
+        rc = storq_info_columnar_points(file, out, err);
+    for (size_t r = 0; !rc && !columnar && r < n; r++)
+        if (strcmp(point_status(file, src.task, ids[r]), "complete") == 0)
             rc = print_point(file, ids[r], out, err);
+    free(rows);
     if (!rc && checked.unreadable)
         rc = storq_info_unreadable(path, checked.unreadable, err);
     free(ids);

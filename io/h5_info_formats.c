@@ -411,6 +411,13 @@ static int info_here(void *ctx, void *result, storq_error *err)
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
     storq_h5_checked checked;
     STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, &checked, err));
+    if (storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR) {
+        H5Fclose(file);
+        return storq_fail(err, STORQ_ERR_USAGE, "%s has format version 2.0 (columnar): storq "
+                          "info --format %s reads 1.x files so far; storq info %s (the tables) "
+                          "and the Python package (storq.open(...).frame()) read it", path,
+                          fmt == STORQ_VIEW_CSV ? "csv" : "json", path);
+    }
     row *rows = NULL;
     size_t nrows = 0, kept = 0, nparams = 0;
     int rc = read_index(file, &rows, &nrows, err);

@@ -62,6 +62,13 @@ static void quantile(storq_info_hist *h, int i, const double *counts, const doub
     h->q[i] = edges[nbins];
 }
 
+void storq_info_hist_quantiles(storq_info_hist *h, const double *counts, const double *edges,
+                               size_t nbins, uint64_t under, uint64_t over)
+{
+    for (int i = 0; i < STORQ_INFO_NQUANTILES; i++)
+        quantile(h, i, counts, edges, nbins, under, over);
+}
+
 int storq_info_hist_read(hid_t g, storq_info_hist *h, storq_error *err)
 {
     memset(h, 0, sizeof *h);
@@ -94,8 +101,8 @@ int storq_info_hist_read(hid_t g, storq_info_hist *h, storq_error *err)
         if (!h->integer && storq_h5u_has_attr(g, "relative_resolution"))
             rc = storq_h5u_read_attr_f64(g, "relative_resolution", &h->resolution, err);
     }
-    for (int i = 0; !rc && i < STORQ_INFO_NQUANTILES; i++)
-        quantile(h, i, counts, edges, nb, under, over);
+    if (!rc)
+        storq_info_hist_quantiles(h, counts, edges, nb, under, over);
     free(counts);
     free(edges);
     free(kind);

@@ -4,6 +4,7 @@
 #define STORQ_H5_INFO_HIST_H
 
 #include <hdf5.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -32,6 +33,11 @@ typedef struct storq_info_hist {
 /* Read the histogram group g (its counts, bin_edges, underflow, overflow, min, max, mean) and
  * compute its quantiles. */
 int storq_info_hist_read(hid_t g, storq_info_hist *h, storq_error *err);
+
+/* The quantiles of h (its count, min, max and integer set) from its nbins counts (as doubles:
+ * exact below 2^53), its nbins + 1 edges, and the samples below and above them. */
+void storq_info_hist_quantiles(storq_info_hist *h, const double *counts, const double *edges,
+                               size_t nbins, uint64_t under, uint64_t over);
 
 /* Quantile i as table text: "0.0123", "<1e-06", ">=1e+09", "-". */
 void storq_info_quantile_text(const storq_info_hist *h, int i, char *buf, size_t size);

@@ -14,6 +14,7 @@
 
 #include "h5_merge.h"
 
+#include "file_kind.h"
 #include "h5_check.h"
 #include "h5_run.h"
 #include "h5_util.h"
@@ -52,25 +53,16 @@ static void merge_free(merge *m)
 
 /* ---- the inputs ---- */
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (strcmp(a, b) == 0)
-        return 1;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 /* Writing OUT.partial would destroy an input, and an input given twice holds every point twice. */
 static int check_paths(const char *out, const char *partial, char *const *inputs, size_t n,
                        storq_error *err)
 {
     for (size_t i = 0; i < n; i++) {
-        if (same_file(out, inputs[i]) || same_file(partial, inputs[i]))
+        if (storq_same_file(out, inputs[i]) || storq_same_file(partial, inputs[i]))
             return storq_fail(err, STORQ_ERR_USAGE, "merge: the output %s is also an input "
                               "(%s); name a new file", out, inputs[i]);
         for (size_t j = 0; j < i; j++)
-            if (same_file(inputs[i], inputs[j]))
+            if (storq_same_file(inputs[i], inputs[j]))
                 return storq_fail(err, STORQ_ERR_USAGE, "merge: %s is given twice", inputs[i]);
     }
     return STORQ_OK;
@@ -177,27 +169,7 @@ static herr_t copy_root_attr(hid_t src, const char *name, const H5A_info_t *info
     for (const char *const *o = own_root_attrs; *o; o++)
         if (strcmp(name, *o) == 0)
             return 0;
-    hid_t a = H5Aopen(src, name, H5P_DEFAULT);
-    hid_t ftype = a >= 0 ? H5Aget_type(a) : -1, space = a >= 0 ? H5Aget_space(a) : -1;
-    hid_t mtype = ftype >= 0 ? H5Tget_native_type(ftype, H5T_DIR_ASCEND) : -1;
-    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    void *buf = mtype >= 0 && n >= 0 ? calloc((size_t)n + 1, H5Tget_size(mtype)) : NULL;
-    herr_t rc = -1;
-    if (buf && H5Aread(a, mtype, buf) >= 0) {
-        hid_t b = H5Acreate2(dst, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
-        rc = b >= 0 && H5Awrite(b, mtype, buf) >= 0 ? 0 : -1;
-        if (b >= 0)
-            H5Aclose(b);
-        if (H5Tdetect_class(mtype, H5T_STRING) > 0 && H5Tis_variable_str(mtype) > 0)
-            H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
-    }
-    free(buf);
-    storq_h5u_close_type(&mtype);
-    storq_h5u_close_type(&ftype);
-    storq_h5u_close_space(&space);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
+    return storq_h5u_copy_attr(src, name, dst);
 }
 
 /* The run began when its earliest task did (ISO 8601 UTC sorts as text). */

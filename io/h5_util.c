@@ -434,3 +434,55 @@ int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_
     H5Tclose(t);
     return rc;
 }
+
+static herr_t collect_attr_name(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)loc;
+    (void)info;
+    char ***names = data;
+    size_t n = 0;
+    while ((*names)[n])
+        n++;
+    char **grown = realloc(*names, (n + 2) * sizeof *grown);
+    if (!grown)
+        return -1;
+    *names = grown;
+    grown[n] = strdup(name);
+    grown[n + 1] = NULL;
+    return grown[n] ? 0 : -1;
+}
+
+int storq_h5u_attr_names(hid_t obj, char ***names)
+{
+    hsize_t pos = 0;
+    *names = calloc(1, sizeof **names);
+    return *names && H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &pos, collect_attr_name,
+                                 names) >= 0
+               ? 0
+               : -1;
+}
+
+int storq_h5u_copy_attr(hid_t src, const char *name, hid_t dst)
+{
+    hid_t a = H5Aopen(src, name, H5P_DEFAULT);
+    hid_t ftype = a >= 0 ? H5Aget_type(a) : -1, space = a >= 0 ? H5Aget_space(a) : -1;
+    hid_t mtype = ftype >= 0 ? H5Tget_native_type(ftype, H5T_DIR_ASCEND) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    void *buf = mtype >= 0 && n >= 0 ? calloc((size_t)n + 1, H5Tget_size(mtype)) : NULL;
+    int rc = -1;
+    if (buf && H5Aread(a, mtype, buf) >= 0) {
+        hid_t b = H5Acreate2(dst, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+        rc = b >= 0 && H5Awrite(b, mtype, buf) >= 0 ? 0 : -1;
+        if (b >= 0)
+            H5Aclose(b);
+        if (H5Tdetect_class(mtype, H5T_STRING) > 0 && H5Tis_variable_str(mtype) > 0)
+            H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, buf);
+    }
+    free(buf);
+    storq_h5u_close_type(&mtype);
+    storq_h5u_close_type(&ftype);
+    storq_h5u_close_space(&space);
+    if (a >= 0)
+        H5Aclose(a);
+    return rc;
+}

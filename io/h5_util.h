@@ -117,6 +117,12 @@ int storq_h5u_read_string(hid_t loc, const char *name, char **out, storq_error *
 int storq_h5u_read_f64(hid_t loc, const char *name, double **out, size_t *n, storq_error *err);
 int storq_h5u_read_u64_scalar(hid_t loc, const char *name, uint64_t *out, storq_error *err);
 
+/* The names of obj's attributes in name order, NULL-terminated (free each and the array);
+ * -1 when they cannot be listed (or out of memory). */
+int storq_h5u_attr_names(hid_t obj, char ***names);
+/* Copy attribute name of src to dst, type, shape and value as they are; -1 on failure. */
+int storq_h5u_copy_attr(hid_t src, const char *name, hid_t dst);
+
 /* 1 when the attribute exists, 0 when not (no error is recorded either way). */
 int storq_h5u_has_attr(hid_t loc, const char *name);
 /* 1 when the link exists (its parent groups too), 0 otherwise. */

@@ -94,9 +94,15 @@ static int check_here(void *ctx, void *result, storq_error *err)
     storq_schema_info v;
     if (!read_version(file, &v))
         return refuse(err, label, "%s is not a storq results file", path);
-    if (v.major != STORQ_SCHEMA_MAJOR)
-        return refuse(err, label, "%s has format version %d.%d; this storq reads %d.x", path,
-                      v.major, v.minor, STORQ_SCHEMA_MAJOR);
+    if (v.major != STORQ_SCHEMA_MAJOR && v.major != STORQ_SCHEMA_MAJOR_COLUMNAR)
+        return refuse(err, label, "%s has format version %d.%d; this storq reads %d.x and %d.0",
+                      path, v.major, v.minor, STORQ_SCHEMA_MAJOR, STORQ_SCHEMA_MAJOR_COLUMNAR);
+    if (v.major == STORQ_SCHEMA_MAJOR_COLUMNAR && use != STORQ_SCHEMA_READ_COLUMNAR)
+        return refuse(err, label, "%s has format version %d.%d (columnar, written by storq "
+                      "convert): %s reads %d.x files so far; give it the %d.x file that was "
+                      "converted", path, v.major, v.minor,
+                      use == STORQ_SCHEMA_MERGE ? "storq merge" : label ? label : "this command",
+                      STORQ_SCHEMA_MAJOR, STORQ_SCHEMA_MAJOR);
     if (use == STORQ_SCHEMA_MERGE && v.minor > STORQ_SCHEMA_MINOR)
         return refuse(err, label, "%s has format version %d.%d; this storq merges files up to "
                       "%d.%d (use the storq that wrote it)", path, v.major, v.minor,
@@ -104,6 +110,12 @@ static int check_here(void *ctx, void *result, storq_error *err)
     if (info)
         *info = v;
     return STORQ_OK;
+}
+
+int storq_schema_major(hid_t file)
+{
+    storq_schema_info v;
+    return read_version(file, &v) ? v.major : 0;
 }
 
 int storq_schema_open(const char *path, const char *label, storq_schema_use use,

@@ -23,6 +23,9 @@
 #define STORQ_SCHEMA_MINOR_TASKS 1       /* added the task attributes: a job-array task's file */
 #define STORQ_SCHEMA_MINOR_CHECKPOINTS 2 /* added /checkpoints: unfinished points' replications */
 #define STORQ_SCHEMA_MINOR_LAYOUTS 3     /* added /layouts: bin edges stored once per layout */
+/* Schema 2.0 (docs/hdf5-schema-2.md): a dataset a quantity with a row a point, written by `storq
+ * convert`; read by `storq info` (not yet by merge, --resume or info's csv and json). */
+#define STORQ_SCHEMA_MAJOR_COLUMNAR 2
 
 /* Root attributes. */
 #define STORQ_SCHEMA_ATTR_FORMAT "format"
@@ -152,8 +155,13 @@ extern const char *const storq_schema_root_attrs[];
 extern const char *const storq_schema_point_names[];
 
 /* What a file may be used for: a reader takes any minor version of its major; a merge rewrites
- * the root, so it must know every attribute there: no minor version newer than this storq's. */
-typedef enum storq_schema_use { STORQ_SCHEMA_READ, STORQ_SCHEMA_MERGE } storq_schema_use;
+ * the root, so it must know every attribute there: no minor version newer than this storq's.
+ * STORQ_SCHEMA_READ and _MERGE take 1.x files; STORQ_SCHEMA_READ_COLUMNAR also 2.0 files. */
+typedef enum storq_schema_use {
+    STORQ_SCHEMA_READ,
+    STORQ_SCHEMA_MERGE,
+    STORQ_SCHEMA_READ_COLUMNAR
+} storq_schema_use;
 
 typedef struct storq_schema_info {
     int32_t major, minor; /* format_version */
@@ -161,10 +169,15 @@ typedef struct storq_schema_info {
 
 /* Whether the open file is a storq results file this storq can use. Usage errors that name the
  * file, prefixed "LABEL: " unless label is NULL: "PATH is not a storq results file", "PATH has
- * format version 2.0; this storq reads 1.x", or for a merge "... 1.2; this storq merges files up
- * to 1.1 (...)". info (may be NULL) gets the version. */
+ * format version 3.0; this storq reads 1.x and 2.0", for a 2.0 file where 1.x is needed "PATH has
+ * format version 2.0 (columnar, written by storq convert): LABEL reads 1.x files ...", or for a
+ * merge "... 1.7; this storq merges files up to 1.3 (...)". info (may be NULL) gets the
+ * version. */
 int storq_schema_check(hid_t file, const char *path, const char *label, storq_schema_use use,
                        storq_schema_info *info, storq_error *err);
+
+/* The major format version of an open file that passed storq_schema_check (0 if unreadable). */
+int storq_schema_major(hid_t file);
 
 /* Open path read-only and check it as above. Usage errors, prefixed as above: "cannot read PATH:
  * <errno>", "PATH is not a storq results file (not HDF5)"; a file HDF5 cannot open (locked by a

@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev hdf5-tools
           libpcg-cpp-dev python3-h5py python3-numpy python3-matplotlib python3-pandas
-          python3-xarray python3-scipy python3-pytest python3-setuptools python3-pip
+          python3-xarray python3-h5netcdf python3-scipy python3-pytest python3-setuptools python3-pip
+          netcdf-bin
           slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,15 @@
 #!/usr/bin/env python3
-"""Check that a storq results file follows HDF5 schema version 1.x (docs/hdf5-schema.md).
+"""Check that a storq results file follows HDF5 schema version 1.x (docs/hdf5-schema.md), or 2.0
+(docs/hdf5-schema-2.md).
 
 usage: check_h5_schema.py FILE.h5
+       check_h5_schema.py FILE.h5 --against SRC.h5   (FILE a 2.0 file converted from SRC, 1.x)
+
+A 2.0 file: the tree and types, every dataset's `dims` and its dimension scales attached,
+padding (NaN / 0 beyond each row's extent, and in the rows that lack a quantity), the has_
+columns, both row checksums recomputed and every attribute checksum. With --against, every value
+of every complete point of SRC (every dataset, cut to the row's extent; bin_edges through the
+layout; every attribute, NaN equal to NaN) must be the 2.0 file's, and nothing else there.
 
 Works on any storq file, 1.0, 1.1 or 1.2. A finished file must hold a complete group for every point
 of its index, or, for a job-array task's file (task_index, task_count), for exactly the points p
@@ -670,11 +678,466 @@ class Checker:
             return complete, len(index)
 
 
+# ------------------------------------------------------------------------------ schema 2.0
+NOT_A_VARIABLE = "This is a netCDF dimension but not a netCDF variable."
+DS_ATTRS = {"CLASS", "NAME", "DIMENSION_LIST", "REFERENCE_LIST", "_Netcdf4Dimid",
+            "_Netcdf4Coordinates"}
+GROUPS2 = ("observables", "replications", "theory", "comparison")
+HIST_U = ("underflow", "overflow", "count")
+HIST_F = ("sum", "min", "max", "mean")
+WIDE = {"f": "<f8", "i": "<i8", "u": "<u8"}
+
+
+def raw(e):
+    return e.encode("utf-8", "surrogateescape") if isinstance(e, str) else bytes(e)
+
+
+class Checker2(Checker):
+    """The rules of docs/hdf5-schema-2.md on a 2.0 file, and with --against, every value against
+    the 1.x file it was converted from."""
+
+    def __init__(self, path, against=None):
+        super().__init__(path)
+        self.against = against
+
+    def attrs_crc(self, obj):
+        crc = 0
+        for name in sorted(obj.attrs.keys(), key=raw):
+            if name in ("crc32", "covers") or name in DS_ATTRS:
+                continue
+            aid = obj.attrs.get_id(name)
+            crc = self.value_crc(zlib.crc32(raw(name) + b"\0", crc), aid.dtype, aid.shape,
+                                 obj.attrs[name])
+            if crc is None:
+                return None
+        return crc
+
+    def at(self, value, row):
+        """A quantity's attribute at a row (an array of shape (P,) holds one value a row)."""
+        if isinstance(value, np.ndarray) and value.ndim == 1 and self.P >= 2 and \
+                len(value) == self.P:
+            value = value[row]
+        return self.text(value.item() if isinstance(value, np.generic) and
+                         value.dtype.kind != "S" else value)
+
+    def extent(self, f, d, row):
+        dims = [self.text(x) for x in d.attrs["dims"]][1:]
+        out = []
+        for axis, dim in enumerate(dims, start=1):
+            if dim == "replication":
+                out.append(int(self.cols["replications"][row]))
+            elif dim in self.ragged:
+                out.append(int(self.cols["n_" + dim][row]))
+            else:
+                out.append(d.shape[axis])
+        return tuple(out)
+
+    def has(self, group, name):
+        col = self.cols.get(f"has_{group}_{name}")
+        return np.ones(self.P, bool) if col is None else col.astype(bool)
+
+    def run(self):
+        with h5py.File(self.path, "r") as f:
+            self.check_root2(f)
+            if not self.expect("point" in f and "points" in f, "/", "missing /point or /points"):
+                return 0, 0
+            pids = np.asarray(f["point"][()])
+            self.P = P = len(pids)
+            self.expect(f["point"].dtype == np.uint64 and f["point"].ndim == 1, "/point",
+                        "not a 1-D uint64 dataset")
+            self.expect(np.all(np.diff(pids.astype(np.int64)) > 0), "/point",
+                        "point ids not increasing")
+            self.expect(h5py.h5ds.is_scale(f["point"].id) and self.text(f["point"].attrs.get("NAME", b"")) ==
+                        "point", "/point", "not the dimension scale 'point'")
+            index = self.check_index(f)
+            if index is None:
+                return 0, 0
+            self.expect(len(index) == 0 or int(pids.max(initial=0)) < len(index), "/point",
+                        "a point not in the index")
+            self.task = task_index, task_count = self.check_task(f)
+            expected = {p for p in range(len(index)) if p % task_count == task_index}
+            self.expect(set(pids.tolist()) == expected, "/point",
+                        f"{P} rows, expected the {len(expected)} points of the file's share")
+            self.check_layouts(f)
+            self.check_columns(f, index, pids)
+            self.check_quantities(f)
+            self.check_datasets(f)
+            self.check_row_crcs(f, pids)
+            if "run" in f:
+                self.check_units(f, len(index), False)
+            if self.against:
+                self.check_against(f, pids)
+            return P, len(index)
+
+    def check_root2(self, f):
+        for name in ROOT_STRINGS:
+            self.string_attr(f, name, "/")
+        for name in ROOT_INTS:
+            self.number_attr(f, name, "/", kind="iu")
+        self.expect(self.text(f.attrs.get("format", "")) == "storq", "/", "format is not 'storq'")
+        version = np.asarray(f.attrs.get("format_version", []))
+        if self.expect(version.shape == (2,) and version.dtype == np.int32 and version[0] == 2,
+                       "/", f"format_version is {version!r}, expected int32 [2, x]"):
+            self.version = (int(version[0]), int(version[1]))
+        if "converted_from" in f.attrs:
+            c = np.asarray(f.attrs["converted_from"])
+            self.expect(c.shape == (2,) and c.dtype == np.int32 and c[0] == 1, "/",
+                        f"converted_from is {c!r}, expected int32 [1, x]")
+        self.expect("run/config" in f and f["run/config"].shape == (), "/run/config",
+                    "missing or not a scalar string")
+
+    def check_layouts(self, f):
+        for name, d in (f["layouts"].items() if "layouts" in f else []):
+            where = f"/layouts/{name}"
+            if self.expect(isinstance(d, h5py.Dataset) and d.dtype == np.float64 and d.ndim == 1,
+                           where, "not a 1-D float64 dataset"):
+                self.expect(np.all(np.diff(d[()]) > 0), where, "edges are not increasing")
+                self.expect("crc32" in d.attrs and self.object_crc(d) ==
+                            int(np.asarray(d.attrs["crc32"])), where, "crc32 does not match")
+
+    def check_columns(self, f, index, pids):
+        P, pts = self.P, f["points"]
+        self.cols = {}
+        for name, d in pts.items():
+            if name == "index":
+                continue
+            where = f"/points/{name}"
+            if not self.expect(isinstance(d, h5py.Dataset) and d.shape == (P,), where,
+                               f"not a dataset of shape ({P},)"):
+                continue
+            self.cols[name] = d[()]
+        want = {"status": np.uint8, "replications": np.uint64, "events": np.uint64,
+                "wall_seconds": np.float64, "crc32": np.uint32, "crc32_arrays": np.uint32}
+        for name, t in want.items():
+            if self.expect(name in self.cols, "/points", f"missing column '{name}'"):
+                self.expect(self.cols[name].dtype == t, f"/points/{name}",
+                            f"type {self.cols[name].dtype}, expected {np.dtype(t)}")
+        self.expect(np.all(self.cols.get("status", np.ones(P)) == 1), "/points/status",
+                    "a row that is not a complete point")
+        reps = self.cols.get("replications", np.zeros(P))
+        self.expect(np.all(reps >= 1), "/points/replications", "a row without replications")
+        self.ragged = {k[2:] for k in self.cols if k.startswith("n_")}
+        for k, v in self.cols.items():
+            if k.startswith("n_"):
+                self.expect(v.dtype == np.uint32, f"/points/{k}", "not uint32")
+            if k.startswith("has_"):
+                self.expect(v.dtype == np.uint8 and np.all(v <= 1), f"/points/{k}",
+                            "not uint8 of 0 and 1")
+        idx = f["points/index"]
+        itype = idx.id.get_type()
+        units = [self.text(u) for u in idx.attrs.get("units", [])]
+        for i, name in enumerate(idx.dtype.names[1:], start=1):
+            where = f"/points/{name}"
+            if not self.expect(name in self.cols, "/points", f"missing parameter column "
+                               f"'{name}'"):
+                continue
+            d = pts[name]
+            if idx.dtype[name].kind == "S":
+                t = d.id.get_type()
+                m = itype.get_member_type(i)
+                self.expect(isinstance(t, h5py.h5t.TypeStringID) and not t.is_variable_str() and
+                            t.get_size() == m.get_size() and t.get_strpad() == h5py.h5t.STR_NULLTERM,
+                            where, "not the index field's null-terminated fixed-length string")
+                self.expect([raw(x).split(b"\0")[0] for x in self.cols[name].tolist()] ==
+                            [raw(x).split(b"\0")[0] for x in idx[()][name][pids].tolist()],
+                            where, "values differ from /points/index")
+            else:
+                self.expect(d.dtype == idx.dtype[name], where,
+                            f"type {d.dtype}, the index field's is {idx.dtype[name]}")
+                self.expect(np.array_equal(self.cols[name], idx[()][name][pids]), where,
+                            "values differ from /points/index")
+            self.expect(self.text(d.attrs.get("unit", "")) == (units[i] if i < len(units) else ""),
+                        where, "unit differs from /points/index's")
+
+    def check_quantities(self, f):
+        P = self.P
+        for grp in GROUPS2:
+            if not self.expect(grp in f, "/", f"missing group '{grp}'"):
+                continue
+        for name, g in f["observables"].items():
+            where = f"/observables/{name}"
+            if not self.expect(isinstance(g, h5py.Group), where, "not a group"):
+                continue
+            kind = self.text(g.attrs.get("kind", ""))
+            kind = kind if isinstance(kind, str) else self.at(kind, 0)
+            self.expect(kind in KINDS, where, f"kind '{kind}'")
+            has = self.has("observables", name)
+            if kind == "scalar":
+                for m in ("mean", "stderr", "ci95"):
+                    self.dataset(g, m, where, shape=(P,), kind="f")
+            elif kind == "vector":
+                shape = g["mean"].shape if "mean" in g else None
+                for m in ("mean", "stderr", "ci95"):
+                    if self.dataset(g, m, where, kind="f") is not None:
+                        self.expect(g[m].shape == shape and len(shape) in (2, 3), where,
+                                    f"{m} has shape {g[m].shape}")
+                if "axis" in g:
+                    self.expect(g["axis"].shape == shape[:2], where, "axis not (P, rows)")
+            elif kind == "histogram":
+                counts = self.dataset(g, "counts", where, kind="u")
+                for m in HIST_U:
+                    self.dataset(g, m, where, shape=(P,), kind="u")
+                for m in HIST_F:
+                    self.dataset(g, m, where, shape=(P,), kind="f")
+                lay = self.dataset(g, "layout", where, shape=(P,), kind="u")
+                names = [self.text(x) for x in np.atleast_1d(g.attrs.get("layouts", []))]
+                if counts is not None:
+                    self.expect(g["counts"].dtype == np.uint64 and counts.ndim == 2, where,
+                                "counts not uint64 (P, bins)")
+                if lay is not None and self.expect(g["layout"].dtype == np.uint32, where,
+                                                   "layout not uint32"):
+                    for row in np.flatnonzero(has):
+                        k = int(lay[row])
+                        if not self.expect(k < len(names) and f"layouts/{names[k]}" in f, where,
+                                           f"row {row}: layout {k} names no /layouts member"):
+                            continue
+                        n = self.extent(f, g["counts"], row)[0]
+                        self.expect(len(f["layouts"][names[k]]) >= n + 1, where,
+                                    f"row {row}: its layout has fewer than {n + 1} edges")
+            if name in f["replications"]:
+                r = f["replications"][name]
+                self.expect(r.dtype == np.float64 and r.ndim >= 2, f"/replications/{name}",
+                            "not float64 (P, replication, ...)")
+        extra = set(f["replications"]) - set(f["observables"])
+        self.expect(not extra, "/replications", f"no observable for {sorted(extra)}")
+        for grp in ("theory", "comparison"):
+            for name, d in f[grp].items():
+                self.expect(isinstance(d, h5py.Dataset) and d.dtype == np.float64 and
+                            d.ndim in (1, 2) and d.shape[0] == P, f"/{grp}/{name}",
+                            "not float64 (P,) or (P, dim)")
+
+    def datasets(self, f):
+        out = []
+        for top in ("points", *GROUPS2):
+            for name, obj in f[top].items():
+                if isinstance(obj, h5py.Group):
+                    out += [obj[m] for m in obj]
+                elif name != "index":
+                    out.append(obj)
+        return out
+
+    def check_datasets(self, f):
+        """dims, the dimension scales, padding, attribute checksums."""
+        P = self.P
+        groups = [g for top in GROUPS2 for g in f[top].values() if isinstance(g, h5py.Group)]
+        for obj in groups + self.datasets(f) + [f["points/index"]]:
+            if self.expect("crc32" in obj.attrs, obj.name, "no attribute checksum crc32"):
+                self.expect(int(np.asarray(obj.attrs["crc32"])) == self.attrs_crc(obj), obj.name,
+                            f"crc32 {int(np.asarray(obj.attrs['crc32'])):08x} does not match its "
+                            "attributes")
+        for d in self.datasets(f):
+            where = d.name
+            if not self.expect(d.shape[:1] == (P,), where, f"first dimension is not the {P} "
+                               "rows"):
+                continue
+            dims = [self.text(x) for x in np.atleast_1d(d.attrs.get("dims", []))]
+            if not self.expect(len(dims) == d.ndim and dims[:1] == ["point"], where,
+                               f"dims {dims} for a dataset of rank {d.ndim}"):
+                continue
+            for i, dn in enumerate(dims):
+                scales = list(d.dims[i].values()) if hasattr(d.dims[i], "values") else []
+                ok = len(d.dims[i]) >= 1 and any(s.name == "/" + dn for s in scales)
+                self.expect(ok and dn in f and h5py.h5ds.is_scale(f[dn].id), where,
+                            f"dimension {i} ({dn}): the scale /{dn} is not attached")
+                if dn in f and i > 0:
+                    self.expect(f[dn].shape[0] == d.shape[i], where,
+                                f"dimension {dn} is {f[dn].shape[0]} long, axis {i} {d.shape[i]}")
+            if d.ndim < 2 and not where.startswith(("/observables", "/theory", "/comparison")):
+                continue
+            a = d[()]
+            fill_ok = (lambda x: np.all(np.isnan(x))) if a.dtype.kind == "f" else \
+                (lambda x: np.all(x == 0))
+            parts = where.strip("/").split("/")
+            grp = "observables" if parts[0] == "replications" else parts[0]
+            has = self.has(grp, parts[1])
+            for row in range(P):
+                if not has[row]:
+                    self.expect(fill_ok(a[row]), where, f"row {row} lacks it but holds values")
+                    continue
+                if d.ndim < 2:
+                    continue
+                ext = self.extent(f, d, row)
+                mask = np.ones(a.shape[1:], bool)
+                mask[tuple(slice(0, n) for n in ext)] = False
+                self.expect(fill_ok(a[row][mask]), where,
+                            f"row {row}: values beyond its extent {ext} are not the fill value")
+        for dn in (k for k in f if isinstance(f[k], h5py.Dataset) and h5py.h5ds.is_scale(f[k].id)):
+            if dn == "point":
+                continue
+            name = self.text(f[dn].attrs.get("NAME", b""))
+            if name.startswith(NOT_A_VARIABLE):
+                self.expect(f[dn].dtype == np.float32, f"/{dn}", "a netCDF dimension not float32")
+            else:
+                self.expect(name == dn and f[dn].dtype == np.float64, f"/{dn}",
+                            "a coordinate that is not float64 or not named for its dimension")
+
+    def check_row_crcs(self, f, pids):
+        P = self.P
+        for col, rank2 in (("crc32", False), ("crc32_arrays", True)):
+            d = f["points"][col]
+            covers = [self.text(c) for c in np.atleast_1d(d.attrs.get("covers", []))]
+            want = set()
+            for x in self.datasets(f):
+                top = x.name.split("/")[1]
+                if rank2 and x.ndim >= 2:
+                    want.add(x.name)
+                elif not rank2 and x.ndim == 1 and top != "replications" and \
+                        x.name not in ("/points/status", "/points/crc32", "/points/crc32_arrays"):
+                    want.add(x.name)
+            self.expect(sorted("/" + c.strip("/") for c in covers) == sorted(want),
+                        f"/points/{col}", "covers does not list exactly the datasets it should")
+            data = {c: f[c][()] for c in covers}
+            for row in range(P):
+                crc = zlib.crc32(struct.pack("<Q", int(pids[row])))
+                for c in covers:
+                    a = data[c]
+                    if not rank2:
+                        e = a[row]
+                        if a.dtype.kind in "SO":
+                            crc = zlib.crc32(raw(e).split(b"\0")[0] + b"\0", crc)
+                        else:
+                            crc = zlib.crc32(np.asarray(e).astype(WIDE[a.dtype.kind]).tobytes(), crc)
+                        continue
+                    parts = c.strip("/").split("/")
+                    grp = "observables" if parts[0] == "replications" else parts[0]
+                    if not self.has(grp, parts[1])[row]:
+                        continue
+                    ext = self.extent(f, f[c], row)
+                    v = a[row][tuple(slice(0, n) for n in ext)]
+                    crc = zlib.crc32(np.ascontiguousarray(v.astype(WIDE[a.dtype.kind])).tobytes(),
+                                     crc)
+                self.expect(crc == int(self.cols[col][row]), f"/points/{col}",
+                            f"point {int(pids[row])}: crc32 {int(self.cols[col][row]):08x} "
+                            f"stored, {crc:08x} recomputed")
+
+    # ---- --against: every value of the 1.x source ----
+
+    def same(self, a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind == "f" or b.dtype.kind == "f":
+            return np.array_equal(a.astype(np.float64), b.astype(np.float64), equal_nan=True)
+        return np.array_equal(a, b)
+
+    def check_against(self, f, pids):
+        row_of = {int(p): i for i, p in enumerate(pids.tolist())}
+        with h5py.File(self.against, "r") as s:
+            for k, v in s.attrs.items():
+                if k == "format_version":
+                    self.expect(self.same(f.attrs.get("converted_from", []), v), "/",
+                                "converted_from is not the source's format_version")
+                    continue
+                self.expect(k in f.attrs and (self.text(f.attrs[k]) == self.text(v)
+                                              if self.is_string(v) else self.same(f.attrs[k], v)),
+                            "/", f"root attribute '{k}' differs from the source's")
+            self.expect(f["run/config"][()] == s["run/config"][()], "/run/config",
+                        "differs from the source's")
+            for t in ("units", "sessions", "ranks"):
+                if f"run/{t}" in s:
+                    self.expect(f"run/{t}" in f and np.array_equal(f[f"run/{t}"][()],
+                                                                   s[f"run/{t}"][()]),
+                                f"/run/{t}", "differs from the source's")
+            self.expect(np.array_equal(f["points/index"][()], s["points/index"][()]),
+                        "/points/index", "differs from the source's")
+            src = sorted(int(k) for k in s["points"] if k.isdigit() and
+                         self.text(s["points"][k].attrs.get("status", "")) == "complete")
+            self.expect(src == sorted(row_of), "/point", "rows are not the source's complete "
+                        "points")
+            for pid in src:
+                if pid in row_of:
+                    self.against_point(f, s[f"points/{pid:06d}"], pid, row_of[pid])
+
+    def against_point(self, f, g, pid, row):
+        at = f"point {pid}"
+        for k, v in g.attrs.items():
+            if k in ("status", "crc32"):
+                continue
+            if k == "model":
+                self.expect(self.text(v) == self.text(f.attrs["model"]), at, "model")
+                continue
+            if not self.expect(k in self.cols, at, f"attribute '{k}' has no column"):
+                continue
+            mine = self.cols[k][row]
+            ok = (raw(self.text(mine)).split(b"\0")[0] == raw(self.text(v)).split(b"\0")[0]
+                  if self.is_string(v) else self.same(mine, v))
+            self.expect(ok, at, f"column {k} = {mine!r}, the source has {v!r}")
+        seen = {grp: set() for grp in GROUPS2}
+        for grp in GROUPS2:
+            for name, obj in g[grp].items():
+                seen[grp].add(name)
+                where = f"{at}: /{grp}/{name}"
+                if not self.expect(name in f[grp], where, "missing"):
+                    continue
+                hgrp = "observables" if grp == "replications" else grp
+                self.expect(self.has(hgrp, name)[row], where, f"has_{hgrp}_{name} is 0")
+                mine = f[grp][name]
+                self.against_attrs(obj, mine, row, where)
+                if isinstance(obj, h5py.Group):
+                    for dn, d in obj.items():
+                        if dn == "bin_edges":
+                            names = [self.text(x) for x in np.atleast_1d(mine.attrs["layouts"])]
+                            k = int(mine["layout"][row])
+                            n = self.extent(f, mine["counts"], row)[0]
+                            edges = f["layouts"][names[k]][: n + 1] if k < len(names) else None
+                            self.expect(edges is not None and self.same(edges, d[()]),
+                                        f"{where}/bin_edges", "differs from the layout's edges")
+                            continue
+                        if self.expect(dn in mine, f"{where}/{dn}", "missing"):
+                            self.against_value(f, d, mine[dn], row, f"{where}/{dn}")
+                            self.against_attrs(d, mine[dn], row, f"{where}/{dn}")
+                else:
+                    self.against_value(f, obj, mine, row, where)
+        for grp in GROUPS2:
+            hgrp = "observables" if grp == "replications" else grp
+            for name in set(f[grp]) - seen[grp]:
+                self.expect(not self.has(hgrp, name)[row], f"{at}: /{grp}/{name}",
+                            "present in 2.0, absent from the source point")
+
+    def against_value(self, f, src, mine, row, where):
+        v = src[()]
+        kind_ok = (v.dtype.kind == "f") == (mine.dtype.kind == "f")
+        self.expect(kind_ok, where, f"type {mine.dtype}, the source's {v.dtype}")
+        if mine.ndim == 1:
+            got = np.atleast_1d(mine[row]) if v.ndim == 1 else mine[row]
+        else:
+            ext = self.extent(f, mine, row)
+            got = mine[row][tuple(slice(0, n) for n in ext)]
+        self.expect(self.same(got, v), where, f"value {got!r} differs from the source's {v!r}")
+
+    def against_attrs(self, src, mine, row, where):
+        for k, v in src.attrs.items():
+            if k == "crc32":
+                continue
+            if not self.expect(k in mine.attrs, where, f"attribute '{k}' missing"):
+                continue
+            got = self.at(mine.attrs[k], row)
+            ok = (self.text(got) == self.text(v)) if self.is_string(v) else self.same(got, v)
+            self.expect(ok, where, f"attribute '{k}' = {got!r}, the source's {v!r}")
+
+
 def main(argv):
+    against = None
+    if len(argv) == 4 and argv[2] == "--against":
+        against = argv[3]
+        argv = argv[:2]
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    checker = Checker(argv[1])
+    try:
+        with h5py.File(argv[1], "r") as f:
+            major = int(np.atleast_1d(f.attrs.get("format_version", [1]))[0])
+    except OSError as e:
+        print(f"{argv[1]}: cannot read: {e}", file=sys.stderr)
+        return 1
+    if major == 2:
+        checker = Checker2(argv[1], against)
+    elif against is not None:
+        print(f"{argv[1]}: --against checks a 2.0 file against its 1.x source; this file is "
+              f"{major}.x", file=sys.stderr)
+        return 2
+    else:
+        checker = Checker(argv[1])
     try:
         complete, total = checker.run()
     except OSError as e:
@@ -685,6 +1148,11 @@ def main(argv):
     if checker.problems:
         print(f"{argv[1]}: {len(checker.problems)} schema violation(s)", file=sys.stderr)
         return 1
+    if isinstance(checker, Checker2):
+        src = f" (every value as in {against})" if against else ""
+        print(f"{argv[1]}: schema {checker.version[0]}.{checker.version[1]} OK ({complete} rows, "
+              f"{total} points in the index){src}")
+        return 0
     (major, minor), (index, count) = checker.version, checker.task
     share = f", task {index}/{count}" if count > 1 else ""
     kept = f", {checker.checkpoints} with a checkpoint" if checker.checkpoints else ""

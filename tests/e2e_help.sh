@@ -42,10 +42,12 @@ shows 0 "storq theory MODEL" help theory
 shows 0 "storq models [MODEL]" help models
 shows 0 "storq info FILE.h5" help info
 shows 0 "storq merge [--force]" help merge
+shows 0 "storq convert [--force]" help convert
 shows 0 "storq help [COMMAND|MODEL]" help help
 shows 0 "storq models [MODEL]" models --help
 shows 0 "storq info FILE.h5" info --help
 shows 0 "storq merge [--force]" merge --help
+shows 0 "storq convert [--force]" convert --help
 out=$("$storq" help merge); grep -q "storq run" <<<"$out" && fail "storq help merge prints run's usage too" || echo "ok: storq help merge prints merge's usage only"
 
 # A model's parameters, wherever --help stands (also where a value was due).

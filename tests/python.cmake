@@ -22,3 +22,15 @@ add_test(NAME python_reader_trust
                  $<TARGET_FILE:storq> ${CMAKE_CURRENT_BINARY_DIR}/python-reader-trust)
 set_tests_properties(python_reader_trust PROPERTIES LABELS "python" TIMEOUT 120
   ENVIRONMENT "OMP_NUM_THREADS=1")
+
+# Schema 2.0 (docs/hdf5-schema-2.md): the corpus converted by the command in STORQ_CONVERT
+# (`storq convert`; without it tests/convert_reference.py) reads the same through every public call as its
+# 1.x source, passes check_h5_schema.py --against it, and a value changed without its checksum
+# is refused naming the point.
+add_test(NAME python_schema2
+         COMMAND ${STORQ_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_schema2.py
+                 --basetemp=${CMAKE_CURRENT_BINARY_DIR}/pytest-schema2)
+# Run here with the C converter (`storq convert`); the reference converter's own files are
+# compared with the C converter's in e2e_info_columnar.
+set_tests_properties(python_schema2 PROPERTIES LABELS "python" TIMEOUT 400
+  ENVIRONMENT "MPLBACKEND=Agg;STORQ_BIN=$<TARGET_FILE:storq>;STORQ_CONVERT=$<TARGET_FILE:storq> convert;OMP_NUM_THREADS=1")

@@ -9,7 +9,7 @@
 #include "storq_version.h"
 #include "table.h"
 
-static const char *const commands[] = {"run", "theory", "models", "info", "merge", "help", NULL};
+static const char *const commands[] = {"run", "theory", "models", "info", "merge", "convert", "help", NULL};
 
 static const char *type_name(const storq_param_def *d)
 {

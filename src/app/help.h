@@ -12,7 +12,7 @@
 /* The model's one-line summary and its parameters as a table. */
 void storq_help_print_model(const storq_model *m, FILE *out);
 
-/* `storq help TOPIC`: the usage of a command (run, theory, models, info, merge, help) taken from
+/* `storq help TOPIC`: the usage of a command (run, theory, models, info, merge, convert, help) taken from
  * usage, or a model's page summary and parameters. Returns 0, or 2 (STORQ_ERR_USAGE) after a
  * message on stderr when TOPIC is neither. */
 int storq_help_topic(const char *usage, const char *topic, FILE *out);

@@ -1,4 +1,5 @@
 /* storq: a thin front end over the engine library. */
+#include <errno.h>
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "h5_convert.h"
 #include "h5_info.h"
 #include "h5_library.h"
 #include "h5_merge.h"
@@ -46,6 +48,8 @@ static const char usage_text[] =
     "  storq theory MODEL [--param value ...] [--only A,B] [--format table|csv|json]   analytic companions only\n"
     "  storq info FILE.h5 [--format table|csv|json]   what a results file holds\n"
     "  storq merge [--force] OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
+    "  storq convert [--force] IN.h5 OUT.h5  a finished results file (schema 1.x) into schema 2.0's columnar layout\n"
+    "  (one dataset per quantity, a row per point, with netCDF dimensions: xarray and ncdump read it)\n"
     "  storq help [COMMAND|MODEL]  a command's usage, or a model's summary and parameters\n"
     "  storq --version\n"
     "  storq --man                 the manual page (roff; installed as storq(1))\n"
@@ -188,6 +192,7 @@ static int check_merge_paths(const char *out, char *const *inputs, size_t n, int
  * the process ends with status 3. The inputs are only ever read. */
 typedef struct merge_stop {
     char lock[4200], partial[4200];
+    const char *label; /* the command: "merge" when NULL */
     atomic_int partial_ours;
 } merge_stop;
 
@@ -198,8 +203,9 @@ static void merge_stopped(void *arg)
         unlink(stop->partial);
     unlink(stop->lock);
     char msg[160];
-    int len = snprintf(msg, sizeof msg, "storq: merge: stopped by signal %d; nothing was written "
-                       "and the inputs are untouched\n", storq_interrupted());
+    int len = snprintf(msg, sizeof msg, "storq: %s: stopped by signal %d; nothing was written "
+                       "and the inputs are untouched\n", stop->label ? stop->label : "merge",
+                       storq_interrupted());
     if (len > 0 && write(STDERR_FILENO, msg, (size_t)len) < 0)
         _exit(STORQ_STOPPED);
 }
@@ -263,6 +269,77 @@ static int cmd_merge(int argc, char **argv)
     storq_output_lock_release(&lock);
     free(command);
     free(paths);
+    if (!rc)
+        report_cut_short();
+    return rc ? report_error(&err, 0) : 0;
+}
+
+/* What convert may write: OUT (or OUT.partial) only with --force, and only a regular file. */
+static int check_convert_paths(const char *in, const char *out, int force, storq_error *err)
+{
+    char partial[4200];
+    snprintf(partial, sizeof partial, "%s.partial", out);
+    if (same_file(out, in) || same_file(partial, in))
+        return STORQ_OK; /* storq_h5_convert says so */
+    size_t len = strlen(in);
+    char base[4200];
+    snprintf(base, sizeof base, "%.*s", (int)(len > 8 && !strcmp(in + len - 8, ".partial")
+                                                  ? len - 8 : len), in);
+    STORQ_TRY(storq_output_lock_check(base, "convert", err));
+    struct stat st;
+    if (stat(out, &st) == 0 && !force)
+        return storq_fail(err, STORQ_ERR_USAGE, "convert: '%s' exists; pass --force to replace "
+                          "it, or name another file", out);
+    if (stat(partial, &st) == 0 && !force)
+        return storq_fail(err, STORQ_ERR_USAGE, "convert: '%s' exists (an unfinished run, merge "
+                          "or conversion); --force replaces it", partial);
+    return STORQ_OK;
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+    storq_error err = {0};
+    static const char usage[] = "storq convert [--force] IN.h5 OUT.h5";
+    const char *paths[2] = {NULL, NULL};
+    int n = 0, force = 0;
+    storq_interrupt_install();
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--force")) {
+            force = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "storq: error: convert: unknown option '%s' (a file whose name "
+                    "starts with '-' is ./%s); usage: %s\n", argv[i], argv[i], usage);
+            return STORQ_ERR_USAGE;
+        } else if (n < 2) {
+            paths[n++] = argv[i];
+        } else {
+            return usage_error(usage);
+        }
+    }
+    if (n != 2)
+        return usage_error(usage);
+    storq_output_lock *lock = NULL;
+    int rc = storq_check_output_kind(paths[1], "convert", &err);
+    if (!rc)
+        rc = storq_open_regular(paths[0], "convert", "the input", NULL, &err);
+    if (!rc && access(paths[0], R_OK) != 0)
+        rc = storq_fail(&err, STORQ_ERR_USAGE, "convert: cannot read %s: %s", paths[0],
+                        strerror(errno));
+    if (!rc)
+        rc = storq_output_lock_take(paths[1], "convert", &lock, &err);
+    merge_stop stop = {.label = "convert"};
+    if (!rc) {
+        snprintf(stop.lock, sizeof stop.lock, "%s.lock", paths[1]);
+        snprintf(stop.partial, sizeof stop.partial, "%s.partial", paths[1]);
+        storq_interrupt_watchdog(0.5, merge_stopped, &stop);
+    }
+    if (!rc)
+        rc = check_convert_paths(paths[0], paths[1], force, &err);
+    atomic_store(&stop.partial_ours, !rc);
+    if (!rc)
+        rc = storq_h5_convert(paths[0], paths[1], force, stdout, &err);
+    storq_interrupt_watchdog_end();
+    storq_output_lock_release(&lock);
     if (!rc)
         report_cut_short();
     return rc ? report_error(&err, 0) : 0;
@@ -380,7 +457,8 @@ int main(int argc, char **argv)
     /* git-style: `storq COMMAND --help` is `storq help COMMAND` for the commands without models
      * (run and theory read --help among their arguments, with the model named) */
     if (argc >= 3 && is_help(argv[2]) &&
-        (!strcmp(argv[1], "models") || !strcmp(argv[1], "info") || !strcmp(argv[1], "merge")))
+        (!strcmp(argv[1], "models") || !strcmp(argv[1], "info") || !strcmp(argv[1], "merge") ||
+         !strcmp(argv[1], "convert")))
         return cmd_help(1, argv + 1);
     if (!strcmp(argv[1], "--version")) {
         printf("storq %s (%s)\n", STORQ_VERSION, STORQ_GIT_COMMIT);
@@ -396,6 +474,8 @@ int main(int argc, char **argv)
         return cmd_info(argc - 2, argv + 2);
     if (!strcmp(argv[1], "merge"))
         return cmd_merge(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "convert"))
+        return cmd_convert(argc - 2, argv + 2);
     fprintf(stderr, "storq: error: unknown command '%s'\n%s", argv[1], usage_text);
     return STORQ_ERR_USAGE;
 }

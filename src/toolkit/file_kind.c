@@ -2,6 +2,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *storq_file_kind(mode_t mode)
@@ -70,4 +72,13 @@ int storq_check_output_kind(const char *path, const char *label, storq_error *er
         return STORQ_OK;
     return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' exists and is not a regular file but %s; "
                       "name a file path", label, path, storq_file_kind(st.st_mode));
+}
+
+int storq_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }

@@ -25,6 +25,9 @@ int storq_open_regular(const char *path, const char *label, const char *what_for
 
 /* An output path: fine when it does not exist or is a regular file (through a symbolic link
  * too); anything else is refused before a lock or a partial file is made beside it. */
+/* 1 when paths a and b name the same file (equal, or the same device and inode). */
+int storq_same_file(const char *a, const char *b);
+
 int storq_check_output_kind(const char *path, const char *label, storq_error *err);
 
 #endif

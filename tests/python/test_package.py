@@ -213,11 +213,11 @@ def test_older_and_newer_minor_versions(files, tmp_path):
 
 
 def test_major_version_refused(files, tmp_path):
-    dst = tmp_path / "v2.h5"
+    dst = tmp_path / "v3.h5"
     shutil.copy(files["supermarket"], dst)
     with h5py.File(dst, "r+") as f:
-        f.attrs["format_version"] = np.array([2, 0], np.int32)
-    with pytest.raises(storq.FormatError, match="format version 2.0"):
+        f.attrs["format_version"] = np.array([3, 0], np.int32)
+    with pytest.raises(storq.FormatError, match="format version 3.0"):
         storq.open(dst)
 
 

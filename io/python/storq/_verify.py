@@ -136,7 +136,7 @@ def guarded(path, check):
             try:
                 check()
             except DamagedFile as e:
-                verdict = json.dumps([e.object, e.what]).encode()
+                verdict = json.dumps([e.object, e.what, e.point]).encode()
             except Exception:  # noqa: BLE001 - the parent meets it again and reports it
                 pass
             os.write(wfd, verdict)
@@ -182,5 +182,5 @@ def guarded(path, check):
     if data != b"ok":
         if not data:
             raise DamagedFile(path, "/", "its check ended without a verdict")
-        obj, what = json.loads(data)
-        raise DamagedFile(path, obj, what)
+        obj, what, *point = json.loads(data)
+        raise DamagedFile(path, obj, what, point[0] if point else None)

@@ -50,6 +50,8 @@ def frame(r):
     theory beside a simulated scalar, by the rule of storq info), `theory_name`, `unit` and
     `description`. Filter it like any long table: `f[f.name == "mean_job_delay"]`.
     """
+    if getattr(r, "_v2", None) is not None:
+        return _frame_columnar(r)
     params_of = r._point_params()
     params = r.parameters
     rows = []
@@ -81,6 +83,106 @@ def frame(r):
     columns = ["point", *params, "name", "source", "mean", "stderr", "ci95", "theory",
                "theory_name", "unit", "description"]
     return _pandas().DataFrame(rows, columns=columns)
+
+
+FRAME_TAIL = ["name", "source", "mean", "stderr", "ci95", "theory", "theory_name", "unit",
+              "description"]
+
+
+def _frame_columnar(r):
+    """frame() of a 2.x file, column by column: the same rows, in the same order (per point:
+    its scalar observables, its one-number comparisons, its one-number theory, each in the
+    file's order), values and types as the point-by-point frame() of its 1.x source."""
+    pd = _pandas()
+    v2 = r._v2
+    params = r.parameters
+    columns = ["point", *params, *FRAME_TAIL]
+    done = r.points()
+    if not done:
+        return pd.DataFrame([], columns=columns)
+    for pid in done[:1]:
+        r._row(pid)  # the lazy checks of verify=False (all rows at once)
+    if v2._bad_rows:
+        rows_done = set(v2.row_of[p] for p in done)
+        bad = sorted(set(v2._bad_rows) & rows_done)
+        if bad:
+            v2.raise_row(bad[0])
+    P = v2.P
+    complete = v2.column("points/status") == 1
+    theory = {}
+    for name in v2.arr["theory"]:
+        present, values = v2.one_number("theory", name)
+        grid = v2.attr_rows(v2.arr["theory"][name].obj, "grid")
+        theory[name] = (present & complete, values, grid)
+    blocks = []  # (order, rows, mean, stderr, ci95, theory, theory_name, unit, description, source, name)
+    order = 0
+    nan = np.full(P, np.nan)
+    for name, q in v2.obs.items():
+        if q.kind != "scalar":
+            continue
+        rows = complete.copy() if q.has is None else (q.has & complete)
+        tname = np.full(P, "", dtype=object)
+        tval = np.full(P, np.nan)
+        chosen = np.zeros(P, bool)
+        for t, (present, values, grid) in theory.items():  # the rule of storq info
+            hit = present & ~chosen & (grid == name)
+            tname[hit], tval[hit] = t, values[hit]
+            chosen |= hit
+        if name in theory:
+            present, values, _ = theory[name]
+            hit = present & ~chosen
+            tname[hit], tval[hit] = name, values[hit]
+        g = q.obj
+        blocks.append((order, rows, v2.column(q.dsets["mean"].name),
+                       v2.column(q.dsets["stderr"].name), v2.column(q.dsets["ci95"].name),
+                       tval, tname, v2.attr_rows(g, "unit"), v2.attr_rows(g, "description"),
+                       "observable", name))
+        order += 1
+    for group in ("comparison", "theory"):
+        for name, q in v2.arr[group].items():
+            present, values = (theory[name][:2] if group == "theory"
+                               else v2.one_number(group, name))
+            rows = present & complete
+            blocks.append((order, rows, values, nan, nan, nan, np.full(P, "", dtype=object),
+                           v2.attr_rows(q.obj, "unit"), v2.attr_rows(q.obj, "description"),
+                           group, name))
+            order += 1
+    sel = [np.flatnonzero(b[1]) for b in blocks]
+    if not sum(len(x) for x in sel):
+        return pd.DataFrame([], columns=columns)
+    row_idx = np.concatenate(sel)
+    key = np.concatenate([np.full(len(s), b[0]) for s, b in zip(sel, blocks)]) if sel else row_idx
+    perm = np.lexsort((key, row_idx))
+    row_idx = row_idx[perm]
+
+    def cat(i, dtype=None):
+        parts = [np.asarray(b[i])[s] for s, b in zip(sel, blocks)]
+        return np.concatenate(parts).astype(dtype)[perm] if dtype else np.concatenate(parts)[perm]
+
+    def text(v):
+        return "" if v is None else v
+
+    def strings(i):
+        return np.array([text(x) for x in cat(i, object).tolist()], dtype=object)
+
+    pids = v2.pids[row_idx].astype(np.int64)
+    index = r.index
+    pos = pd.Index(index["point"].astype(np.int64)).get_indexer(pids)
+    data = {"point": pids}
+    for p in params:
+        data[p] = index[p].to_numpy()[pos]
+    data["name"] = np.concatenate([np.full(len(s), b[10], dtype=object)
+                                   for s, b in zip(sel, blocks)])[perm]
+    data["source"] = np.concatenate([np.full(len(s), b[9], dtype=object)
+                                     for s, b in zip(sel, blocks)])[perm]
+    data["mean"] = cat(2, np.float64)
+    data["stderr"] = cat(3, np.float64)
+    data["ci95"] = cat(4, np.float64)
+    data["theory"] = cat(5, np.float64)
+    data["theory_name"] = strings(6)
+    data["unit"] = np.array([x or "" for x in cat(7, object).tolist()], dtype=object)
+    data["description"] = strings(8)
+    return pd.DataFrame(data, columns=columns)
 
 
 def wide(r):

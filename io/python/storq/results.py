@@ -1,4 +1,6 @@
-"""Read storq results files (HDF5 schema version 1.x, see docs/hdf5-schema.md).
+"""Read storq results files (HDF5 schema 1.x, docs/hdf5-schema.md, and 2.x, the columnar layout
+of docs/hdf5-schema-2.md: the same calls give the same values for a 1.x file and its conversion;
+storq._columnar reads 2.x).
 
     import storq
     r = storq.open("run.h5")
@@ -17,11 +19,13 @@ from checkpoints(), which says how far the unfinished points got.
 import h5py
 import numpy as np
 from ._pandas import pandas as _pandas
+from ._columnar import Columnar
 from ._verify import guarded, verify_point
 from .errors import DamagedFile, FormatError  # noqa: F401 - storq.results.FormatError stays
 
 FORMAT = "storq"
 MAJOR = 1
+MAJORS = (1, 2)  # the major versions this reader reads: 1.x (a group a point) and 2.x (columnar)
 
 # Attributes of a point group that are not model parameters.
 POINT_ATTRS = {"model", "status", "replications", "wall_seconds", "events", "crc32"}
@@ -97,7 +101,9 @@ def _same_value(stored, attr):
 
 
 def _attrs(obj):
-    return {key: _plain(obj.attrs[key]) for key in obj.attrs}
+    """An object's attributes as plain values, without its checksum (crc32 is the reader's
+    business: a 2.0 file's checksums are of other bytes than its 1.x source's)."""
+    return {key: _plain(obj.attrs[key]) for key in obj.attrs if key != "crc32"}
 
 
 def _table(dset, columns):
@@ -139,10 +145,16 @@ class Results:
         still checked when first read, unguarded."""
         self.path = str(path)
         if verify:
-            guarded(self.path, lambda: Results(self.path, verify=False).verify())
+            guarded(self.path, lambda: Results(self.path, verify=False)._verify_open())
         self._file = _open_hdf5(self.path)
         self._verified = set()
         self._index_rows = None  # /points/index as read once, for _check_index_row
+        self._v2 = None          # the 2.x reader (storq._columnar.Columnar) of a 2.x file
+        self._v2_checked = False
+        # 1.x: what a point's reads need more than once (its group, members, attributes)
+        self._groups = {}
+        self._members_cache = {}
+        self._attrs_cache = {}
         try:
             try:
                 self.attrs = _attrs(self._file)
@@ -151,11 +163,19 @@ class Results:
             if self.attrs.get("format") != FORMAT:
                 raise FormatError(f"{self.path} is not a storq results file")
             version = [int(v) for v in np.atleast_1d(self.attrs.get("format_version", [0, 0]))]
-            if version[0] != MAJOR:
+            if version[0] not in MAJORS:
                 raise FormatError(f"{self.path} has format version {version[0]}.{version[1]}; "
-                                  f"this reader reads {MAJOR}.x")
-            if verify:  # the child checked every complete point
-                self._verified = set(self.points())
+                                  f"this reader reads 1.x and 2.x")
+            self.version = tuple(version[:2])
+            if version[0] == 2:
+                self._v2 = Columnar(self.path, self._file)
+            if verify:  # the child checked every complete point (2.x: attributes and rows)
+                if self._v2 is not None:
+                    self._v2_checked = True
+                    self._v2._attrs_ok = True
+                    self._v2._bad_rows = {}
+                else:
+                    self._verified = set(self.points())
         except Exception:
             self._file.close()
             raise
@@ -242,6 +262,9 @@ class Results:
     def points(self):
         """Ids of the complete points, in increasing order. A point group HDF5 cannot read (a
         damaged object header) raises DamagedFile: it is neither complete nor absent."""
+        if self._v2 is not None:
+            status = self._v2.column("points/status")
+            return sorted(int(p) for p in self._v2.pids[status == 1].tolist())
         status = self.point_status()
         for pid, s in status.items():
             if s == "unreadable":
@@ -253,6 +276,10 @@ class Results:
         """{point id: status} for every point group in the file, as storq info says it:
         "complete", "interrupted" (no status "complete": a write cut short) or "unreadable"
         (HDF5 cannot open it). Points without a group are not listed."""
+        if self._v2 is not None:
+            status = self._v2.column("points/status")
+            return {int(p): "complete" if s == 1 else "interrupted"
+                    for p, s in zip(self._v2.pids.tolist(), status.tolist())}
         out = {}
         try:
             names = [n for n in self._file["points"] if n.isdigit()]
@@ -276,18 +303,57 @@ class Results:
         count = int(self.attrs.get("task_count", 1))
         task = int(self.attrs.get("task_index", 0))
         share = [p for p in range(len(self._file["/points/index"])) if p % count == task]
+        if self._v2 is not None:
+            done = set(self.points())
+            return "finished" if all(p in done for p in share) else "partial"
         return "finished" if all(status.get(p) == "complete" for p in share) else "partial"
 
     def verify(self):
         """Check every complete point against its checksums; DamagedFile at the first mismatch or
-        unreadable point group. Reading a point checks it anyway; this checks them all now."""
+        unreadable point group. Reading a point checks it anyway; this checks them all now.
+        A 2.x file: every object's attribute checksum, every row's /points/crc32 (the per-point
+        numbers) and /points/crc32_arrays (its arrays), vectorised (storq._columnar)."""
+        if self._v2 is not None:
+            self._v2.check_attrs()
+            self._v2.check_rows()
+            self._v2.check_arrays()
+            return
         for pid in self.points():
             self._point(pid)
+
+    def _verify_open(self):
+        """What storq.open checks in its guarded child: 1.x, every complete point (verify());
+        2.x, every object's attribute checksum and every row's /points/crc32 and parameters, but
+        not the arrays: a row's /points/crc32_arrays is checked when its arrays are first read
+        (a table of 20,000 points does not read their histograms); verify() checks them all."""
+        if self._v2 is not None:
+            self._v2.check_attrs()
+            self._v2.check_rows()
+            return
+        self.verify()
+
+    def _row(self, pid):
+        """The row of a complete point of a 2.x file, its checks (lazily without verify) done."""
+        v2 = self._v2
+        row = v2.row_of.get(int(pid))
+        if row is None:
+            raise KeyError(f"{self.path}: no point {pid}")
+        if v2.column("points/status")[row] != 1:
+            raise KeyError(f"{self.path}: point {pid} is not complete (interrupted write)")
+        if not self._v2_checked:
+            v2.check_attrs()
+            v2.check_rows(raise_first=False)
+            self._v2_checked = True
+        if row in v2._bad_rows:
+            v2.raise_row(row)
+        return row
 
     def checkpoints(self):
         """Unfinished points of a partial file that have a checkpoint (schema 1.2): {point id:
         replications in}. Only checkpoints with status "complete" count, as for --resume."""
         out = {}
+        if self._v2 is not None:
+            return out
         group = self._file.get("checkpoints")
         for name, cp in (group.items() if group is not None else []):
             if not name.isdigit() or _text(cp.attrs.get("status", "")) != "complete":
@@ -298,6 +364,9 @@ class Results:
         return dict(sorted(out.items()))
 
     def _point(self, pid):
+        group = self._groups.get(int(pid))
+        if group is not None:  # checked when first read
+            return group
         name = f"/points/{int(pid):06d}"
         if name not in self._file:
             raise KeyError(f"{self.path}: no point {pid}")
@@ -312,6 +381,7 @@ class Results:
             verify_point(self.path, group)
             self._check_index_row(int(pid), group)
             self._verified.add(int(pid))
+        self._groups[int(pid)] = group
         return group
 
     def _check_index_row(self, pid, group):
@@ -342,7 +412,10 @@ class Results:
             raise DamagedFile(self.path, where, f"cannot be read ({e})") from e
 
     def point_attrs(self, pid):
-        """A point's attributes: model, replications, wall_seconds, events and every parameter."""
+        """A point's attributes: model, status, replications, wall_seconds, events and every
+        parameter (and the precision target's, when the run had one)."""
+        if self._v2 is not None:
+            return self._v2.point_attrs(self._row(pid), self.attrs.get("model"))
         return _attrs(self._point(pid))
 
     def params(self, pid):
@@ -353,13 +426,22 @@ class Results:
 
     def observables(self, pid):
         """Observable names of a point with their kind ('scalar', 'vector', 'histogram')."""
-        group = self._point(pid)["observables"]
-        return {name: _text(g.attrs["kind"]) for name, g in group.items()}
+        if self._v2 is not None:
+            return self._v2.observables(self._row(pid))
+        key = (int(pid), "kinds")
+        kinds = self._members_cache.get(key)
+        if kinds is None:
+            group = self._point(pid)["observables"]
+            kinds = {name: _text(g.attrs["kind"]) for name, g in group.items()}
+            self._members_cache[key] = kinds
+        return dict(kinds)
 
     def observable(self, pid, name):
         """One observable: a dict of numpy arrays (mean, stderr, ci95[, axis] or counts, bin_edges,
         underflow, overflow, count, sum, min, max, mean) plus its attributes (kind, unit,
         description[, histogram_kind, relative_resolution][, axis_name])."""
+        if self._v2 is not None:
+            return self._v2.observable(self._row(pid), name, pid)
         group = self._member(pid, "observables", name)
         out = {key: np.asarray(dset[()]) for key, dset in group.items()}
         out.update(_attrs(group))
@@ -370,6 +452,8 @@ class Results:
     def replications(self, pid, name):
         """Per-replication values in replication order: shape (R,), (R, length) or
         (R, rows, cols); for a histogram, each replication's sum of samples."""
+        if self._v2 is not None:
+            return self._v2.replications(self._row(pid), name, pid)
         return np.asarray(self._member(pid, "replications", name)[()])
 
     def _member(self, pid, group, name):
@@ -383,27 +467,48 @@ class Results:
         return members[name]
 
     def _arrays(self, pid, group):
-        point = self._point(pid)
-        return point[group] if group in point else {}
+        """{name: dataset} of a point's theory or comparison group (1.x), read once."""
+        key = (int(pid), group)
+        members = self._members_cache.get(key)
+        if members is None:
+            point = self._point(pid)
+            members = dict(point[group].items()) if group in point else {}
+            self._members_cache[key] = members
+        return members
 
     def theory_names(self, pid):
+        if self._v2 is not None:
+            return self._v2.names(self._row(pid), "theory")
         return list(self._arrays(pid, "theory"))
 
     def comparison_names(self, pid):
+        if self._v2 is not None:
+            return self._v2.names(self._row(pid), "comparison")
         return list(self._arrays(pid, "comparison"))
 
     def theory(self, pid, name):
         """An analytic companion array (float64). Its unit, description and grid (the observable
         whose grid it shares) are in array_attrs(pid, 'theory', name)."""
+        if self._v2 is not None:
+            return self._v2.array(self._row(pid), "theory", name, pid)
         return np.asarray(self._arrays(pid, "theory")[name][()])
 
     def comparison(self, pid, name):
         """A simulation-versus-theory array (e.g. u_l1, a distance, has length 1)."""
+        if self._v2 is not None:
+            return self._v2.array(self._row(pid), "comparison", name, pid)
         return np.asarray(self._arrays(pid, "comparison")[name][()])
 
     def array_attrs(self, pid, group, name):
         """unit, description and grid of theory/<name> or comparison/<name>."""
-        return _attrs(self._arrays(pid, group)[name])
+        if self._v2 is not None:
+            return self._v2.array_attrs(self._row(pid), group, name)
+        key = (int(pid), group, name)
+        attrs = self._attrs_cache.get(key)
+        if attrs is None:
+            attrs = _attrs(self._arrays(pid, group)[name])
+            self._attrs_cache[key] = attrs
+        return dict(attrs)
 
     def quantile(self, pid, hist_name, q):
         """Quantile(s) q in [0, 1] of a histogram, read off its counts.
@@ -453,6 +558,21 @@ class Results:
         (columns NAME and NAME_ci95) and every length-1 comparison value."""
         params_of = self._point_params()
         rows = []
+        if self._v2 is not None:
+            for pid in self.points():
+                row = {"point": pid}
+                row.update(params_of(pid))
+                for name, kind in self.observables(pid).items():
+                    if kind == "scalar":
+                        o = self.observable(pid, name)
+                        row[name] = float(o["mean"])
+                        row[name + "_ci95"] = float(o["ci95"])
+                for name in self.comparison_names(pid):
+                    values = self.comparison(pid, name)
+                    if values.size == 1:
+                        row[name] = float(values.reshape(-1)[0])
+                rows.append(row)
+            return _pandas().DataFrame(rows, columns=None if rows else ["point"] + self.parameters)
         for pid in self.points():
             row = {"point": pid}
             row.update(params_of(pid))

@@ -1,0 +1,202 @@
+/* `storq convert`: which inputs it takes, and the output written as OUT.partial then renamed
+ * (see h5_convert.h). The plan (h5_convert_plan.c, h5_convert_dims.c) and the writing
+ * (h5_convert_write.c, h5_convert_copy.c) share h5_convert_internal.h. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file_kind.h"
+#include "h5_check.h"
+#include "h5_convert.h"
+#include "h5_convert_internal.h"
+#include "h5_run.h"
+#include "h5_util.h"
+#include "partial_file.h"
+#include "schema.h"
+
+/* A 2.0 file keeps HDF5's own chunk B-trees (istore_k 32, 64 entries a node, about 2.6 KB a
+ * dataset): a dataset of P rows may have up to P chunks, which the 1.x files' two-entry nodes
+ * cannot index past 257 (docs/hdf5-schema.md, Storage), and another K would put the value in a
+ * superblock extension, whose object header records its creation time: two conversions of one
+ * file would then differ in those bytes. */
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+/* Before the whole check: what the file is, by its root alone (a 2.0 file, a partial). */
+static int first_look(const char *path, int32_t version[2], storq_error *err)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return STORQ_OK; /* storq_schema_open says why */
+    }
+    size_t n = 0;
+    storq_error ignore = {0};
+    char *format = NULL;
+    int storq = storq_h5u_has_attr(f, STORQ_SCHEMA_ATTR_FORMAT) &&
+                storq_h5u_read_attr_string(f, STORQ_SCHEMA_ATTR_FORMAT, &format, &ignore) == 0 &&
+                strcmp(format, "storq") == 0;
+    free(format);
+    int rc = STORQ_OK;
+    if (storq && storq_h5u_read_attr_i32_array(f, STORQ_SCHEMA_ATTR_VERSION, version, 2, &n,
+                                               &ignore) == 0 && n == 2 && version[0] == 2)
+        rc = storq_fail(err, STORQ_ERR_USAGE, "convert: %s is already a schema 2.0 file "
+                        "(format_version [2, %d]): nothing to convert", path, (int)version[1]);
+    else if (storq && storq_h5u_has_link(f, "/" STORQ_SCHEMA_CHECKPOINTS))
+        rc = storq_fail(err, STORQ_ERR_USAGE, "convert: %s holds checkpoints (/%s): it is the "
+                        "partial file of an unfinished run; complete it with `storq run ... "
+                        "--resume`, then convert the finished file", path,
+                        STORQ_SCHEMA_CHECKPOINTS);
+    H5Fclose(f);
+    return rc;
+}
+
+/* The rows: every point the file should hold, each complete. */
+static int find_points(cv_plan *p, hid_t in, storq_error *err)
+{
+    storq_h5_run run = {0};
+    STORQ_TRY(storq_h5_run_read(in, &run, err));
+    size_t n = run.npoints, ti = run.task_index, tc = run.task_count;
+    storq_h5_run_free(&run);
+    unsigned char *state = malloc(n + 1);
+    p->ids = malloc((n + 1) * sizeof *p->ids);
+    if (!state || !p->ids) {
+        free(state);
+        return STORQ_RUNTIME_FAIL(err, "convert: out of memory");
+    }
+    int rc = storq_h5_run_scan_points(in, n, state, 0, err);
+    size_t missing = 0, first_missing = 0;
+    for (size_t id = 0; !rc && id < n; id++) {
+        if (state[id] == 2)
+            rc = storq_fail(err, STORQ_ERR_USAGE, "convert: %s: point %zu is an interrupted "
+                            "write (no status \"complete\"): the file is unfinished; complete "
+                            "it with `storq run ... --resume` first", p->in_path, id);
+        else if (state[id] == 1)
+            p->ids[p->P++] = id;
+        else if (tc < 2 || id % tc == ti)
+            first_missing = missing++ ? first_missing : id;
+    }
+    free(state);
+    STORQ_TRY(rc);
+    if (missing)
+        return storq_fail(err, STORQ_ERR_USAGE, "convert: %s holds %zu of the %zu points it "
+                          "should (point %zu is missing): an unfinished run or merge; complete "
+                          "it first", p->in_path, p->P, p->P + missing, first_missing);
+    p->nindex = n;
+    return STORQ_OK;
+}
+
+/* /points/index whole, in memory: the parameters' values of each point. */
+static int read_index(cv_plan *p, hid_t in, storq_error *err)
+{
+    hid_t d = H5Dopen2(in, STORQ_SCHEMA_INDEX_PATH, H5P_DEFAULT);
+    hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+    p->index_type = ft >= 0 ? H5Tget_native_type(ft, H5T_DIR_ASCEND) : -1;
+    p->index_size = p->index_type >= 0 ? H5Tget_size(p->index_type) : 0;
+    p->index = p->index_size ? calloc(p->nindex + 1, p->index_size) : NULL;
+    int ok = p->index && (p->nindex == 0 || H5Dread(d, p->index_type, H5S_ALL, H5S_ALL,
+                                                    H5P_DEFAULT, p->index) >= 0);
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (d >= 0)
+        H5Dclose(d);
+    return ok ? STORQ_OK : storq_h5u_fail(err, in, "cannot read " STORQ_SCHEMA_INDEX_PATH);
+}
+
+static hid_t create_file(const char *partial)
+{
+    hid_t fapl = storq_h5u_file_access(), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl >= 0) {
+        H5Pset_obj_track_times(fcpl, 0);
+        H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    }
+    hid_t out = fapl >= 0 && fcpl >= 0 ? H5Fcreate(partial, H5F_ACC_TRUNC, fcpl, fapl) : -1;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (fcpl >= 0)
+        H5Pclose(fcpl);
+    return out;
+}
+
+static int convert(cv_plan *p, const char *partial, int *made, FILE *report, storq_error *err)
+{
+    hid_t in = -1;
+    storq_h5_checked checked;
+    STORQ_TRY(first_look(p->in_path, p->from_version, err));
+    STORQ_TRY(storq_h5_open_checked(p->in_path, "is a run still writing it?", &in, &checked,
+                                    err));
+    size_t nver = 0;
+    int rc = storq_h5u_read_attr_i32_array(in, STORQ_SCHEMA_ATTR_VERSION, p->from_version, 2,
+                                           &nver, err);
+    if (!rc)
+        rc = find_points(p, in, err);
+    if (!rc)
+        rc = read_index(p, in, err);
+    if (!rc)
+        rc = storq_cv_plan_read(p, in, err);
+    if (!rc)
+        rc = storq_cv_plan_dims(p, err);
+    if (!rc)
+        rc = storq_cv_plan_vars(p, err);
+    if (!rc)
+        rc = storq_partial_create(p->out_path, partial, "convert", err);
+    *made = !rc;
+    hid_t out = rc ? -1 : create_file(partial);
+    if (!rc && out < 0)
+        rc = storq_h5u_fail_file(err, partial, "cannot create the HDF5 file");
+    if (!rc)
+        rc = storq_cv_write(p, in, out, err);
+    for (size_t i = 0; i < p->nv; i++) /* every dataset closed before the file */
+        if (p->v[i].ds >= 0) {
+            H5Dclose(p->v[i].ds);
+            p->v[i].ds = -1;
+        }
+    if (out >= 0 && H5Fclose(out) < 0 && !rc)
+        rc = storq_h5u_fail_file(err, partial, "cannot close the file");
+    H5Fclose(in);
+    if (!rc && report) {
+        size_t ragged = 0;
+        for (size_t i = 0; i < p->nd; i++)
+            ragged += p->d[i].ragged;
+        fprintf(report, "convert: %s (schema %d.%d, %zu point%s) -> %s (schema 2.0): %zu "
+                "datasets, %zu dimensions (%zu ragged)\n", p->in_path, (int)p->from_version[0],
+                (int)p->from_version[1], p->P, p->P == 1 ? "" : "s", p->out_path, p->nv, p->nd,
+                ragged);
+    }
+    return rc;
+}
+
+int storq_h5_convert(const char *in_path, const char *out_path, int replace, FILE *report,
+                     storq_error *err)
+{
+    storq_h5u_quiet();
+    char *partial = storq_partial_name(out_path);
+    if (!partial)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    int rc = STORQ_OK;
+    if (storq_same_file(in_path, out_path) || storq_same_file(in_path, partial))
+        rc = storq_fail(err, STORQ_ERR_USAGE, "convert: the output %s is the input; name a new "
+                        "file", out_path);
+    else if (ends_with(in_path, ".partial"))
+        rc = storq_fail(err, STORQ_ERR_USAGE, "convert: %s is a partial file (an unfinished run "
+                        "or merge); complete it with `storq run ... --resume`, then convert the "
+                        "finished file", in_path);
+    cv_plan p = {.in_path = in_path, .out_path = out_path, .index_type = -1};
+    int created = 0;
+    if (!rc)
+        rc = convert(&p, partial, &created, report, err);
+    storq_cv_plan_free(&p);
+    if (!rc)
+        rc = storq_partial_commit(partial, out_path, replace, err);
+    else if (created)
+        unlink(partial); /* only ever this conversion's: the caller checked it absent */
+    free(partial);
+    return rc;
+}
