@@ -25,7 +25,8 @@
 # every size by 100 (and the timeout defaults to 60 s); --scale S divides them by S. On 2026-12-07
 # (eaf047b, 2 cores at load 3-4) --quick took 2.7 minutes, --scale 10 22 minutes (one round each),
 # most of it `storq info` and Python reading the points files. BENCH_ONLY=reps (a regex of case
-# kinds: reps, points, info, frame) runs those cases alone.
+# kinds: reps, points, info, frame, convert, info2, frame2) runs those cases alone. convert,
+# info2 and frame2: the points files converted to schema 2.0 (`storq convert`) and read.
 #   usage: bench/bench_bookkeeping.sh STORQ [ROUNDS] [--quick | --scale S]   (default 3 rounds)
 set -euo pipefail
 [ $# -ge 1 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
@@ -59,6 +60,8 @@ done
 cases=(); for r in "${reps[@]}"; do cases+=("reps:$r:vader"); done; cases+=("reps:${reps[3]}:tcp")
 for n in "${points[@]}"; do cases+=("points:$n"); done
 for n in "${points[2]}" "${points[3]}"; do cases+=("info:$n" "frame:$n"); done
+# schema 2.0: the points files converted (storq convert), then read as above
+for n in "${points[2]}" "${points[3]}"; do cases+=("convert:$n" "info2:$n" "frame2:$n"); done
 if [ -n "${BENCH_ONLY:-}" ]; then  # e.g. BENCH_ONLY=reps: the replication cases alone
   kept=(); for c in "${cases[@]}"; do [[ $c =~ ^($BENCH_ONLY): ]] && kept+=("$c"); done
   cases=("${kept[@]}")
@@ -82,16 +85,21 @@ run() {
       timeout -k 30 $((timeout_s + 120)) mpirun -np 2 --bind-to none "${extra[@]}" \
         bash -c 'exec /usr/bin/time -f %M -o "rss.$OMPI_COMM_WORLD_RANK" timeout "$@"' _ \
         "$timeout_s" "$storq" run "${what[@]}" "${unit_args[@]}" -o "$out" 2> err.txt || rc=$? ;;
-    info|frame)  # then on to the next pattern that matches (;;&)
-      if [ ! -f "points.$size.h5" ]; then
+    info*|frame*|convert)  # then on to the next pattern that matches (;;&)
+      file=points.$size.h5; [[ $kind == *2 ]] && file=conv.$size.h5
+      if [ ! -f "$file" ]; then
         echo "$case absent" >> figures.txt; echo "round $round $case: no file" >&2; return
       fi ;;&
-    info)
-      timeout -k 30 "$timeout_s" "$storq" info "points.$size.h5" > /dev/null 2> err.txt || rc=$? ;;
-    frame)
+    convert)
+      rm -f "conv.$size.h5"
+      timeout -k 30 "$timeout_s" "$storq" convert "$file" "conv.$size.h5" > /dev/null 2> err.txt ||
+        rc=$? ;;
+    info*)
+      timeout -k 30 "$timeout_s" "$storq" info "$file" > /dev/null 2> err.txt || rc=$? ;;
+    frame*)
       timeout -k 30 "$timeout_s" "$python" -c 'import sys, time, storq
 t0 = time.perf_counter(); r = storq.open(sys.argv[1]); t1 = time.perf_counter(); r.frame()
-print(t1 - t0, time.perf_counter() - t1)' "points.$size.h5" > py.txt 2> err.txt || rc=$? ;;
+print(t1 - t0, time.perf_counter() - t1)' "$file" > py.txt 2> err.txt || rc=$? ;;
   esac
   t1=$EPOCHREALTIME
   local wall; wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
@@ -99,13 +107,15 @@ print(t1 - t0, time.perf_counter() - t1)' "points.$size.h5" > py.txt 2> err.txt 
     echo "$case dnf $(tail -1 rss.0 2> /dev/null | grep -x '[0-9][0-9]*' || echo nan)" >> figures.txt
     skip[$case]="did not finish in $timeout_s s"
     [ -z "${out:-}" ] || rm -f "$out" "$out.partial" "$out.lock"  # info and frame read no stopped run
+    [ "$kind" = convert ] && rm -f "conv.$size.h5" "conv.$size.h5.partial"
   elif [ "$rc" != 0 ]; then
     echo "$case failed" >> figures.txt; skip[$case]="failed (exit $rc), its stderr above"
     grep -v "not in steady state" err.txt | head -20 >&2
   else
     case $kind in
-      info) echo "$case $wall" >> figures.txt ;;
-      frame) echo "$case $wall $(cat py.txt)" >> figures.txt ;;
+      info*) echo "$case $wall" >> figures.txt ;;
+      frame*) echo "$case $wall $(cat py.txt)" >> figures.txt ;;
+      convert) echo "$case $wall $(stat -c %s "conv.$size.h5")" >> figures.txt ;;
       *) # units, command's wall, /run wall, rank 0's peak RSS (KiB), file bytes, theory CPU s
         echo "$case $size $wall $("$python" -c 'import sys, os, h5py
 f = h5py.File(sys.argv[1], "r"); u = f["run/units"][()]
@@ -188,17 +198,27 @@ print("\nReading a points file (medians; storq.open() and .frame() timed inside 
 line("file", "`storq info` >/dev/null", "storq.open()", ".frame()", "open + frame", "python3, whole process")
 rule("---", "---:", "---:", "---:", "---:", "---:")
 for n in (N2, N3):
-    i, f = med.get(f"info:{n}"), med.get(f"frame:{n}")
-    line(f"{n} points", f"{i[0]:.2f} s" if i is not None else why.get(f"info:{n}", "-"),
-         *([f"{f[1]:.2f} s", f"{f[2]:.2f} s", f"{f[1] + f[2]:.2f} s", f"{f[0]:.2f} s"] if f is not None
-           else [why.get(f"frame:{n}", "-"), "", "", ""]))
+    for s2, what in (("", "1.x, as `storq run` writes it"), ("2", "2.0, after `storq convert`")):
+        i, f = med.get(f"info{s2}:{n}"), med.get(f"frame{s2}:{n}")
+        line(f"{n} points, {what}", f"{i[0]:.2f} s" if i is not None else why.get(f"info{s2}:{n}", "-"),
+             *([f"{f[1]:.2f} s", f"{f[2]:.2f} s", f"{f[1] + f[2]:.2f} s", f"{f[0]:.2f} s"]
+               if f is not None else [why.get(f"frame{s2}:{n}", "-"), "", "", ""]))
+
+print("\n`storq convert` of the points files to schema 2.0 (medians)\n")
+line("file", "convert wall", "per point", "2.0 file", "bytes per point", "1.x bytes per point")
+rule("---", "---:", "---:", "---:", "---:", "---:")
+for n in (N2, N3):
+    c, p = med.get(f"convert:{n}"), med.get(f"points:{n}")
+    line(f"{n} points", *([f"{c[0]:.1f} s", f"{c[0] / n * 1e3:.2f} ms", f"{c[1] / 1e6:.1f} MB",
+                          f"{c[1] / n:.0f}"] if c is not None else [why.get(f"convert:{n}", "-"), "", "", ""]),
+         f"{p[4] / n:.0f}" if p is not None else "-")
 
 # The targets. A case that did not finish ran at least T seconds: a figure made of it is a lower
 # bound (shown with >=), a MISS when the bound is already past the limit, else unknown (-).
 def fig(case, col):  # (median of a column, whether it is a lower bound); None when unknown
     if case in med:
         return med[case][col], False
-    if case in dnf and case.split(":")[0] in ("info", "frame"):
+    if case in dnf and case.split(":")[0] in ("info", "frame", "info2", "frame2", "convert"):
         return T, True
     if case in dnf:  # a stopped run: its wall, and rank 0's RSS when stopped if known
         return {1: T, 3: stop_rss.get(case)}.get(col), True
@@ -244,6 +264,13 @@ target(f"`storq info` on the {N2}-point file", *fig(f"info:{N2}", 0), 5, " s")
 f = med.get(f"frame:{N2}")
 target(f"`storq.open(FILE).frame()` on the {N2}-point file",
        *((f[1] + f[2], False) if f is not None else fig(f"frame:{N2}", 0)), 5, " s")
+c = med.get(f"convert:{N2}")
+target(f"KB per point, the {N2}-point file converted to 2.0", c[1] / N2 / 1e3 if c is not None else None,
+       False, 12, " KB", 2)
+target(f"`storq info` on the {N2}-point 2.0 file", *fig(f"info2:{N2}", 0), 5, " s")
+f = med.get(f"frame2:{N2}")
+target(f"`storq.open(FILE).frame()` on the {N2}-point 2.0 file",
+       *((f[1] + f[2], False) if f is not None else fig(f"frame2:{N2}", 0)), 5, " s")
 r, lr = fig(f"reps:{R3}:vader", 3)
 target(f"rank 0's peak RSS at {R3} replications", None if r is None else MB(r), lr, 150, " MB", 0, True)
 PY

@@ -500,7 +500,8 @@ static int check_groups(checker *c, const char *parent, int points, size_t *chec
 }
 
 /* Schema 2.0: every dataset sized within the file before anything reads it, then the rows. */
-static int check_columnar_tree(checker *c, size_t *checksummed)
+static int check_columnar_tree(checker *c, const storq_h5_rows_reader *reader,
+                               size_t *checksummed)
 {
     const char *groups[] = {"/points", "/observables", "/replications", "/theory", "/comparison"};
     for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
@@ -511,7 +512,7 @@ static int check_columnar_tree(checker *c, size_t *checksummed)
         storq_h5u_close_group(&g);
         STORQ_TRY(rc);
     }
-    STORQ_TRY(chk_columnar(c));
+    STORQ_TRY(chk_columnar(c, reader));
     hid_t d = H5Dopen2(c->file, "/point", H5P_DEFAULT);
     hid_t space = d >= 0 ? H5Dget_space(d) : -1;
     hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
@@ -546,11 +547,12 @@ int storq_h5_check_points_of(hid_t file, const char *path, const char *label,
 int storq_h5_check_file_here(hid_t file, const char *path, const char *label, storq_h5_checked *out,
                              storq_error *err)
 {
-    return storq_h5_check_file_mode_here(file, path, label, 0, out, err);
+    return storq_h5_check_file_mode_here(file, path, label, 0, NULL, out, err);
 }
 
 int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *label, int salvage,
-                                  storq_h5_checked *out, storq_error *err)
+                                  const storq_h5_rows_reader *reader, storq_h5_checked *out,
+                                  storq_error *err)
 {
     checker c = {.file = file, .path = path, .label = label, .err = err, .salvage = salvage};
     storq_h5_checked found = {0};
@@ -565,7 +567,7 @@ int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *labe
     found.run_records_damaged = c.run_damaged;
     int columnar = storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR;
     if (!rc && columnar)
-        rc = check_columnar_tree(&c, &found.checksummed);
+        rc = check_columnar_tree(&c, reader, &found.checksummed);
     else if (!rc)
         rc = check_groups(&c, "/" STORQ_SCHEMA_POINTS, 1, &found.checksummed, &found.unreadable);
     if (!rc && storq_h5u_has_link(file, "/" STORQ_SCHEMA_CHECKPOINTS))

@@ -32,6 +32,23 @@ typedef struct storq_h5_checked {
     int run_records_damaged; /* salvage checks only: /run's records cannot be read */
 } storq_h5_checked;
 
+/* A reader of a schema 2.0 file's rows that runs inside its check, so that each block of rows is
+ * read (and decompressed) once, not once to check and once to read: prepare opens the columns it
+ * reads in cols (h5_columns.h) before the blocks are allocated; block gets each block of n rows
+ * once the rows are checked. What it makes of them must not be used unless the whole check
+ * passes (storq info prints them to a temporary file, copied out afterwards). */
+struct storq_cols;
+typedef struct storq_h5_rows_reader {
+    int (*prepare)(void *ctx, struct storq_cols *cols, storq_error *err);
+    int (*block)(void *ctx, struct storq_cols *cols, size_t n, storq_error *err);
+    void *ctx;
+} storq_h5_rows_reader;
+
+/* storq_h5_check_file of a 1.x or 2.0 file with reader (may be NULL) fed the 2.0 rows. */
+int storq_h5_check_file_reading(hid_t file, const char *path, const char *label,
+                                const storq_h5_rows_reader *reader, storq_h5_checked *out,
+                                storq_error *err);
+
 /* Check the open file (which passed storq_schema_check). label prefixes messages ("merge",
  * "--resume"), or NULL; out may be NULL. Point groups without status "complete" and checkpoints
  * without it are not read by any reader, and are not checked. A point group HDF5 cannot open is
@@ -53,9 +70,11 @@ int storq_h5_check_file_here(hid_t file, const char *path, const char *label,
 int storq_h5_check_file_salvage(hid_t file, const char *path, const char *label,
                                 storq_h5_checked *out, storq_error *err);
 
-/* Either check in this process: salvage 1 is storq_h5_check_file_salvage's. */
+/* Either check in this process: salvage 1 is storq_h5_check_file_salvage's; reader as in
+ * storq_h5_check_file_reading (NULL: none). */
 int storq_h5_check_file_mode_here(hid_t file, const char *path, const char *label, int salvage,
-                                  storq_h5_checked *out, storq_error *err);
+                                  const storq_h5_rows_reader *reader, storq_h5_checked *out,
+                                  storq_error *err);
 
 /* --resume, after storq_h5_check_file and the comparison of the runs' descriptions:
  * /points/index holds exactly the points of the run being resumed (names, types and values of

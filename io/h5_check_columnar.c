@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_check.h"
 #include "h5_checksum.h"
 #include "h5_columns.h"
 #include "h5_util.h"
@@ -70,6 +71,21 @@ static int open_covered(checker *c, storq_cols *cols, const char *crc_path, cove
     }
     storq_h5u_free_names(paths, n);
     return rc;
+}
+
+/* How many datasets the checksum crc_path covers (0 when it cannot tell: open_covered says). */
+static size_t covers_count(checker *c, const char *crc_path)
+{
+    hid_t d = H5Dopen2(c->file, crc_path, H5P_DEFAULT);
+    hid_t a = d >= 0 && storq_h5u_has_attr(d, "covers") ? H5Aopen(d, "covers", H5P_DEFAULT) : -1;
+    hid_t space = a >= 0 ? H5Aget_space(a) : -1;
+    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : 0;
+    storq_h5u_close_space(&space);
+    if (a >= 0)
+        H5Aclose(a);
+    storq_h5u_close_dataset(&d);
+    H5Eclear2(H5E_DEFAULT);
+    return n > 0 ? (size_t)n : 0;
 }
 
 static uint32_t feed_row(const storq_cols *cols, const storq_col *col, size_t r, uint32_t crc)
@@ -175,12 +191,15 @@ static int check_attrs(checker *c)
     return STORQ_OK;
 }
 
-int chk_columnar(checker *c)
+int chk_columnar(checker *c, const storq_h5_rows_reader *reader)
 {
     storq_cols cols;
     covered table = {0}, arrays = {0};
     storq_col *ids = NULL, *crc = NULL, *crc_arrays = NULL;
-    int rc = storq_cols_init(&cols, c->file, 4096, c->err);
+    /* room for every covered dataset and a reader's few others (the ids, the checksums) */
+    int rc = storq_cols_init(&cols, c->file, covers_count(c, "/points/crc32") +
+                                                 covers_count(c, "/points/crc32_arrays") + 64,
+                             c->err);
     if (!rc)
         rc = storq_cols_open(&cols, "/point", &ids, c->err);
     if (!rc)
@@ -191,6 +210,8 @@ int chk_columnar(checker *c)
         rc = open_covered(c, &cols, "/points/crc32", &table);
     if (!rc)
         rc = open_covered(c, &cols, "/points/crc32_arrays", &arrays);
+    if (!rc && reader)
+        rc = reader->prepare(reader->ctx, &cols, c->err);
     if (!rc)
         rc = storq_cols_alloc(&cols, BLOCK_BYTES, c->err);
     uint64_t last = 0;
@@ -203,6 +224,8 @@ int chk_columnar(checker *c)
             rc = check_rows(c, &cols, ids, &table, crc, first, n);
         if (!rc)
             rc = check_rows(c, &cols, ids, &arrays, crc_arrays, first, n);
+        if (!rc && reader)
+            rc = reader->block(reader->ctx, &cols, n, c->err);
     }
     free(table.cols);
     free(table.has);

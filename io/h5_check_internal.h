@@ -55,7 +55,9 @@ int chk_expect_attr(checker *c, hid_t loc, const char *name, char cls, int requi
 int chk_links(checker *c);
 int chk_tree(checker *c, hid_t group, int depth);
 int chk_layouts(checker *c);
-/* A schema 2.0 file's rows and their checksums (h5_check_columnar.c). */
-int chk_columnar(checker *c);
+/* A schema 2.0 file's rows and their checksums (h5_check_columnar.c), each block of rows handed
+ * to reader once checked (reader may be NULL). */
+struct storq_h5_rows_reader;
+int chk_columnar(checker *c, const struct storq_h5_rows_reader *reader);
 
 #endif

@@ -70,6 +70,11 @@ static int column_type(storq_col *col)
 int storq_cols_open(storq_cols *c, const char *path, storq_col **out, storq_error *err)
 {
     *out = NULL;
+    for (size_t i = 0; i < c->n; i++) /* opened already (a reader and the checks share them) */
+        if (strcmp(c->cols[i].path, path) == 0) {
+            *out = &c->cols[i];
+            return STORQ_OK;
+        }
     if (c->n == c->cap)
         return storq_fail(err, STORQ_ERR_RUNTIME, "too many datasets in a schema 2.0 file");
     storq_col *col = &c->cols[c->n];

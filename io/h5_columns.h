@@ -39,7 +39,8 @@ typedef struct storq_cols {
 /* Prepare to read the rows of file: their count (/point), the per-point lengths (/points/n_<dim>
  * and /points/replications); room for cap columns. */
 int storq_cols_init(storq_cols *c, hid_t file, size_t cap, storq_error *err);
-/* Open the dataset at path as a column (*out valid until storq_cols_free). */
+/* Open the dataset at path as a column (*out valid until storq_cols_free); a path opened already
+ * gives the same column. */
 int storq_cols_open(storq_cols *c, const char *path, storq_col **out, storq_error *err);
 /* Buffers for blocks of about budget bytes (at least one row) of every column opened. */
 int storq_cols_alloc(storq_cols *c, size_t budget, storq_error *err);

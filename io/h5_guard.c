@@ -169,18 +169,21 @@ typedef struct check_args {
     hid_t file;
     const char *path, *label;
     int salvage;
+    const storq_h5_rows_reader *reader;
 } check_args;
 
 static int check_here(void *ctx, void *result, storq_error *err)
 {
     const check_args *a = ctx;
-    return storq_h5_check_file_mode_here(a->file, a->path, a->label, a->salvage, result, err);
+    return storq_h5_check_file_mode_here(a->file, a->path, a->label, a->salvage, a->reader,
+                                         result, err);
 }
 
 static int check_guarded(hid_t file, const char *path, const char *label, int salvage,
-                         storq_h5_checked *out, storq_error *err)
+                         const storq_h5_rows_reader *reader, storq_h5_checked *out,
+                         storq_error *err)
 {
-    check_args a = {file, path, label, salvage};
+    check_args a = {file, path, label, salvage, reader};
     storq_h5_checked found;
     memset(&found, 0, sizeof found);
     int rc = storq_h5_guard(check_here, &a, &found, sizeof found, NULL, label, path, err);
@@ -192,11 +195,18 @@ static int check_guarded(hid_t file, const char *path, const char *label, int sa
 int storq_h5_check_file(hid_t file, const char *path, const char *label, storq_h5_checked *out,
                         storq_error *err)
 {
-    return check_guarded(file, path, label, 0, out, err);
+    return check_guarded(file, path, label, 0, NULL, out, err);
+}
+
+int storq_h5_check_file_reading(hid_t file, const char *path, const char *label,
+                                const storq_h5_rows_reader *reader, storq_h5_checked *out,
+                                storq_error *err)
+{
+    return check_guarded(file, path, label, 0, reader, out, err);
 }
 
 int storq_h5_check_file_salvage(hid_t file, const char *path, const char *label,
                                 storq_h5_checked *out, storq_error *err)
 {
-    return check_guarded(file, path, label, 1, out, err);
+    return check_guarded(file, path, label, 1, NULL, out, err);
 }

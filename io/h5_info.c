@@ -4,6 +4,7 @@
  * record of its units, one line per session and per rank (h5_info_units.c). */
 #include "h5_info.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -535,33 +536,62 @@ static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
     return rc;
 }
 
+/* The rows' tables of a 2.0 file, printed to a temporary file while they were checked. */
+static int copy_rows(FILE *rows, FILE *out, storq_error *err)
+{
+    char buf[1 << 16];
+    size_t n;
+    if (fseek(rows, 0, SEEK_SET) != 0)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "cannot read back storq info's tables: %s",
+                          strerror(errno));
+    while ((n = fread(buf, 1, sizeof buf, rows)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            break;
+    return STORQ_OK; /* a reader gone away (storq info F | head) is not an error of the file */
+}
+
 int storq_h5_info(const char *path, FILE *out, storq_error *err)
 {
     storq_h5u_quiet();
     hid_t file;
     storq_h5_checked checked;
-    /* Everything printed below was checked first: a damaged or crafted file is refused. */
-    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, &checked, err));
-    print_root(file, path, out);
-    storq_info_units(file, out);
-    uint64_t *ids = NULL, *rows = NULL;
+    storq_schema_info version;
+    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ_COLUMNAR, STORQ_INFO_WRITING_HINT,
+                                &file, &version, err));
+    /* Everything printed below was checked first: a damaged or crafted file is refused. A 2.0
+     * file's rows are printed (to a temporary file) while they are checked, so that each block
+     * of them is read and decompressed once. */
+    int columnar = version.major == STORQ_SCHEMA_MAJOR_COLUMNAR, rc;
+    FILE *rows = columnar ? tmpfile() : NULL;
+    if (columnar && !rows)
+        rc = storq_fail(err, STORQ_ERR_RUNTIME, "storq info: cannot make a temporary file: %s",
+                        strerror(errno));
+    else if (columnar)
+        rc = storq_info_columnar_check(file, path, rows, &checked, err);
+    else
+        rc = storq_h5_check_file(file, path, NULL, &checked, err);
+    uint64_t *ids = NULL, *row_ids = NULL;
     size_t n = 0, nrows = 0;
     status_source src = {file, storq_info_read_task(file), NULL, 0};
-    int columnar = storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR, rc = STORQ_OK;
-    if (columnar && !(rc = storq_info_columnar_ids(file, &rows, &nrows, err))) {
-        src.rows = rows;
+    if (!rc && columnar && !(rc = storq_info_columnar_ids(file, &row_ids, &nrows, err))) {
+        src.rows = row_ids;
         src.nrows = nrows;
     }
-    if (!rc)
+    if (!rc) {
+        print_root(file, path, out);
+        storq_info_units(file, out);
         rc = print_index(file, &src, out, &ids, &n, err);
+    }
     if (!rc && columnar)
-        rc = storq_info_columnar_points(file, out, err);
+        rc = copy_rows(rows, out, err);
     for (size_t r = 0; !rc && !columnar && r < n; r++)
         if (strcmp(point_status(file, src.task, ids[r]), "complete") == 0)
             rc = print_point(file, ids[r], out, err);
-    free(rows);
     if (!rc && checked.unreadable)
         rc = storq_info_unreadable(path, checked.unreadable, err);
+    if (rows)
+        fclose(rows);
+    free(row_ids);
     free(ids);
     H5Fclose(file);
     return rc;

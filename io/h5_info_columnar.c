@@ -3,18 +3,18 @@
  * that of the data (a few datasets a block), not of one HDF5 object a value. */
 #include "h5_info_columnar.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_check.h"
 #include "h5_columns.h"
 #include "h5_info_hist.h"
 #include "h5_info_tables.h"
 #include "h5_util.h"
-
-#define BLOCK_BYTES (32u << 20) /* the rows read at once, all datasets together */
 
 typedef storq_col column;
 
@@ -47,7 +47,7 @@ typedef struct quantity {
 
 typedef struct columnar {
     hid_t file;
-    storq_cols cols;
+    storq_cols *cols;                /* the check's (h5_check_columnar.c), which reads them */
     quantity *obs, *theory, *cmp;
     size_t nobs, ntheory, ncmp;
     column *point, *reps, *events, *wall;
@@ -79,22 +79,22 @@ static void attr_or_empty(hid_t loc, const char *name, char *buf, size_t size)
 
 static int open_column(columnar *c, const char *path, column **out, storq_error *err)
 {
-    return storq_cols_open(&c->cols, path, out, err);
+    return storq_cols_open(c->cols, path, out, err);
 }
 
 static size_t extent(const columnar *c, const column *col, int k, size_t r)
 {
-    return storq_cols_extent(&c->cols, col, k, r);
+    return storq_cols_extent(c->cols, col, k, r);
 }
 
 static size_t row_values(const columnar *c, const column *col, size_t r, double *out)
 {
-    return storq_cols_values(&c->cols, col, r, out);
+    return storq_cols_values(c->cols, col, r, out);
 }
 
 static const char *unit_at(const columnar *c, const quantity *q, size_t r)
 {
-    return at_row(&q->unit, c->cols.first + r);
+    return at_row(&q->unit, c->cols->first + r);
 }
 
 static int present(const columnar *c, const quantity *q, size_t r)
@@ -216,25 +216,9 @@ static int load_group(columnar *c, const char *group, quantity **qs, size_t *n, 
     return rc;
 }
 
-/* Every quantity's columns, and the rows' own. */
+/* Every quantity's columns, and the rows' own (most are the check's columns already). */
 static int load(columnar *c, storq_error *err)
 {
-    /* every dataset this reads: the rows' own, and at most 8 a quantity */
-    size_t links = 0;
-    const char *groups[] = {"/observables", "/theory", "/comparison"};
-    for (size_t i = 0; i < 3; i++) {
-        char **m = NULL;
-        size_t k = 0;
-        hid_t g = storq_h5u_has_link(c->file, groups[i]) ? H5Gopen2(c->file, groups[i],
-                                                                    H5P_DEFAULT)
-                                                         : -1;
-        if (g >= 0 && !storq_h5u_list_links(g, &m, &k, err))
-            links += k;
-        storq_h5u_close_group(&g);
-        storq_h5u_free_names(m, k);
-        STORQ_TRY(err->code);
-    }
-    STORQ_TRY(storq_cols_init(&c->cols, c->file, 9 * links + 8, err));
     STORQ_TRY(open_column(c, "/point", &c->point, err));
     STORQ_TRY(open_column(c, "/points/replications", &c->reps, err));
     STORQ_TRY(open_column(c, "/points/events", &c->events, err));
@@ -259,7 +243,7 @@ static const double *theory_for(const columnar *c, const char *obs, size_t len, 
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < c->ntheory; i++) {
             const quantity *q = &c->theory[i];
-            if (strcmp(pass ? q->name : at_row(&q->grid, c->cols.first + r), obs) ||
+            if (strcmp(pass ? q->name : at_row(&q->grid, c->cols->first + r), obs) ||
                 !present(c, q, r) ||
                 array_length(c, q, r) != len)
                 continue;
@@ -284,7 +268,7 @@ static int add_hist(const columnar *c, const quantity *q, size_t r, storq_info_t
     uint64_t l = storq_cols_u64(q->layout, r);
     if (l >= q->nlayouts || q->nedges[l] < nb + 1)
         return storq_h5u_fail(err, q->layout->d, "row %zu's layout (%" PRIu64 ") does not "
-                              "fit its %zu bins", c->cols.first + r, l, nb);
+                              "fit its %zu bins", c->cols->first + r, l, nb);
     storq_info_hist_quantiles(&h, counts, q->edges[l], nb, storq_cols_u64(q->under, r),
                               storq_cols_u64(q->over, r));
     storq_info_add_histogram(t, q->name, &h, unit_at(c, q, r));
@@ -353,34 +337,55 @@ static void columnar_free(columnar *c)
         }
         free(groups[g]);
     }
-    storq_cols_free(&c->cols);
 }
 
-int storq_info_columnar_points(hid_t file, FILE *out, storq_error *err)
-{
+/* The rows printed as the check reads them (storq_h5_rows_reader). */
+typedef struct printer {
     columnar c;
-    memset(&c, 0, sizeof c);
-    c.file = file;
-    int rc = load(&c, err);
-    if (!rc)
-        rc = storq_cols_alloc(&c.cols, BLOCK_BYTES, err);
-    size_t widest = 1;
-    for (size_t i = 0; !rc && i < c.cols.n; i++)
-        if (c.cols.cols[i].row > widest)
-            widest = c.cols.cols[i].row;
-    double *buf = rc ? NULL : malloc(widest * sizeof *buf);
-    double *theory = rc ? NULL : malloc(widest * sizeof *theory);
-    if (!rc && (!buf || !theory))
-        rc = fail_oom(err);
-    for (size_t first = 0; !rc && first < c.cols.nrows; first += c.cols.block) {
-        size_t n = c.cols.nrows - first < c.cols.block ? c.cols.nrows - first : c.cols.block;
-        rc = storq_cols_read(&c.cols, first, n, err);
-        for (size_t r = 0; !rc && r < n; r++)
-            rc = print_row(&c, r, buf, theory, out, err);
+    FILE *out;
+    double *buf, *theory; /* a row's values, its theory: the widest row long */
+} printer;
+
+static int prepare(void *ctx, storq_cols *cols, storq_error *err)
+{
+    printer *p = ctx;
+    p->c.cols = cols;
+    p->c.file = cols->file;
+    return load(&p->c, err);
+}
+
+static int block(void *ctx, storq_cols *cols, size_t n, storq_error *err)
+{
+    printer *p = ctx;
+    if (!p->buf) {
+        size_t widest = 1;
+        for (size_t i = 0; i < cols->n; i++)
+            if (cols->cols[i].row > widest)
+                widest = cols->cols[i].row;
+        p->buf = malloc(widest * sizeof *p->buf);
+        p->theory = malloc(widest * sizeof *p->theory);
+        if (!p->buf || !p->theory)
+            return fail_oom(err);
     }
-    free(buf);
-    free(theory);
-    columnar_free(&c);
+    for (size_t r = 0; r < n; r++)
+        STORQ_TRY(print_row(&p->c, r, p->buf, p->theory, p->out, err));
+    if (fflush(p->out) != 0)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "cannot write storq info's tables to a "
+                          "temporary file: %s", strerror(errno));
+    return STORQ_OK;
+}
+
+int storq_info_columnar_check(hid_t file, const char *path, FILE *rows_out,
+                              storq_h5_checked *out, storq_error *err)
+{
+    printer p;
+    memset(&p, 0, sizeof p);
+    p.out = rows_out;
+    storq_h5_rows_reader reader = {prepare, block, &p};
+    int rc = storq_h5_check_file_reading(file, path, NULL, &reader, out, err);
+    columnar_free(&p.c); /* what was read here, when the check ran in this process */
+    free(p.buf);
+    free(p.theory);
     return rc;
 }
 

@@ -9,9 +9,14 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "h5_check.h"
 
-/* Every row (a complete point) of the 2.0 file, in row order (increasing point id). */
-int storq_info_columnar_points(hid_t file, FILE *out, storq_error *err);
+/* Check the open 2.0 file whole (storq_h5_check_file_reading: guarded, like every check) and
+ * print every row (a complete point), in row order (increasing point id), to rows_out as the
+ * check reads it: each block of rows is read and decompressed once. rows_out holds tables of a
+ * checked file only when this returns STORQ_OK. */
+int storq_info_columnar_check(hid_t file, const char *path, FILE *rows_out,
+                              storq_h5_checked *out, storq_error *err);
 
 /* The point ids of the rows (/point), increasing; *ids to free(). */
 int storq_info_columnar_ids(hid_t file, uint64_t **ids, size_t *n, storq_error *err);
