@@ -35,12 +35,14 @@ typedef struct storq_h5_checked {
 /* A reader of a schema 2.0 file's rows that runs inside its check, so that each block of rows is
  * read (and decompressed) once, not once to check and once to read: prepare opens the columns it
  * reads in cols (h5_columns.h) before the blocks are allocated; block gets each block of n rows
- * once the rows are checked. What it makes of them must not be used unless the whole check
- * passes (storq info prints them to a temporary file, copied out afterwards). */
+ * once the rows are checked; end (may be NULL) once after the last. What it makes of them must
+ * not be used unless the whole check passes (storq info prints them to a temporary file, copied
+ * out afterwards). */
 struct storq_cols;
 typedef struct storq_h5_rows_reader {
     int (*prepare)(void *ctx, struct storq_cols *cols, storq_error *err);
     int (*block)(void *ctx, struct storq_cols *cols, size_t n, storq_error *err);
+    int (*end)(void *ctx, storq_error *err);
     void *ctx;
 } storq_h5_rows_reader;
 

@@ -227,6 +227,8 @@ int chk_columnar(checker *c, const storq_h5_rows_reader *reader)
         if (!rc && reader)
             rc = reader->block(reader->ctx, &cols, n, c->err);
     }
+    if (!rc && reader && reader->end)
+        rc = reader->end(reader->ctx, c->err);
     free(table.cols);
     free(table.has);
     free(arrays.cols);

@@ -37,6 +37,7 @@ typedef struct quantity {
     enum { Q_SCALAR, Q_VECTOR, Q_HIST, Q_ARRAY } kind;
     column *has;                     /* its has_ column, or NULL */
     column *mean, *ci95, *counts;    /* scalar, vector: mean, ci95; histogram: counts, mean */
+    column *stderr_;                 /* scalar: for --format csv and json */
     column *under, *over, *count, *min, *max, *layout;
     int integer;
     double resolution;
@@ -157,6 +158,8 @@ static int load_observable(columnar *c, const char *name, quantity *q, storq_err
         rc = open_member(c, path, "mean", &q->mean, err);
         if (!rc)
             rc = open_member(c, path, "ci95", &q->ci95, err);
+        if (!rc)
+            rc = open_member(c, path, "stderr", &q->stderr_, err);
     } else if (!strcmp(kind, "vector")) {
         q->kind = Q_VECTOR;
         rc = open_member(c, path, "mean", &q->mean, err);
@@ -253,8 +256,8 @@ static const double *theory_for(const columnar *c, const char *obs, size_t len, 
     return NULL;
 }
 
-static int add_hist(const columnar *c, const quantity *q, size_t r, storq_info_tables *t,
-                    double *counts, storq_error *err)
+static int read_hist(const columnar *c, const quantity *q, size_t r, storq_info_hist *hp,
+                     double *counts, storq_error *err)
 {
     storq_info_hist h;
     memset(&h, 0, sizeof h);
@@ -271,6 +274,15 @@ static int add_hist(const columnar *c, const quantity *q, size_t r, storq_info_t
                               "fit its %zu bins", c->cols->first + r, l, nb);
     storq_info_hist_quantiles(&h, counts, q->edges[l], nb, storq_cols_u64(q->under, r),
                               storq_cols_u64(q->over, r));
+    *hp = h;
+    return STORQ_OK;
+}
+
+static int add_hist(const columnar *c, const quantity *q, size_t r, storq_info_tables *t,
+                    double *counts, storq_error *err)
+{
+    storq_info_hist h;
+    STORQ_TRY(read_hist(c, q, r, &h, counts, err));
     storq_info_add_histogram(t, q->name, &h, unit_at(c, q, r));
     return STORQ_OK;
 }
@@ -342,9 +354,53 @@ static void columnar_free(columnar *c)
 /* The rows printed as the check reads them (storq_h5_rows_reader). */
 typedef struct printer {
     columnar c;
-    FILE *out;
+    FILE *out;                    /* the tables, or NULL: cells */
+    const storq_info_cells *cells;
     double *buf, *theory; /* a row's values, its theory: the widest row long */
 } printer;
+
+/* Row r's one-number values, in the order h5_info_formats.c gives a 1.x point's. */
+static int row_cells(const columnar *c, size_t r, const storq_info_cells *k, double *buf,
+                     storq_error *err)
+{
+    char name[300];
+    void *x = k->ctx;
+    STORQ_TRY(k->begin(x, storq_cols_u64(c->point, r), storq_cols_u64(c->reps, r), err));
+    for (size_t i = 0; i < c->nobs; i++) {
+        const quantity *q = &c->obs[i];
+        if (!present(c, q, r))
+            continue;
+        if (q->kind == Q_SCALAR) {
+            STORQ_TRY(k->cell(x, q->name, "_mean", storq_cols_f64(q->mean, r), err));
+            STORQ_TRY(k->cell(x, q->name, "_stderr", storq_cols_f64(q->stderr_, r), err));
+            STORQ_TRY(k->cell(x, q->name, "_ci95", storq_cols_f64(q->ci95, r), err));
+        } else if (q->kind == Q_HIST) {
+            storq_info_hist h;
+            STORQ_TRY(read_hist(c, q, r, &h, buf, err));
+            STORQ_TRY(k->cell(x, q->name, "_count", (double)h.count, err));
+            STORQ_TRY(k->cell(x, q->name, "_mean", h.mean, err));
+            for (int j = 0; j < STORQ_INFO_NQUANTILES; j++) {
+                snprintf(name, sizeof name, "_%s", storq_info_quantile_names[j]);
+                /* a quantile beyond the bins is a bound, not a value */
+                STORQ_TRY(k->cell(x, q->name, name, h.where[j] == STORQ_Q_BINS ? h.q[j] : NAN,
+                                  err));
+            }
+            STORQ_TRY(k->cell(x, q->name, "_max", h.max, err));
+        }
+    }
+    const quantity *groups[] = {c->theory, c->cmp};
+    size_t counts[] = {c->ntheory, c->ncmp};
+    for (int g = 0; g < 2; g++)
+        for (size_t i = 0; i < counts[g]; i++) {
+            const quantity *q = &groups[g][i];
+            if (!present(c, q, r) || array_length(c, q, r) != 1)
+                continue;
+            row_values(c, q->mean, r, buf);
+            snprintf(name, sizeof name, "%s%s", g ? "comparison_" : "theory_", q->name);
+            STORQ_TRY(k->cell(x, name, "", buf[0], err));
+        }
+    return STORQ_OK;
+}
 
 static int prepare(void *ctx, storq_cols *cols, storq_error *err)
 {
@@ -368,8 +424,9 @@ static int block(void *ctx, storq_cols *cols, size_t n, storq_error *err)
             return fail_oom(err);
     }
     for (size_t r = 0; r < n; r++)
-        STORQ_TRY(print_row(&p->c, r, p->buf, p->theory, p->out, err));
-    if (fflush(p->out) != 0)
+        STORQ_TRY(p->cells ? row_cells(&p->c, r, p->cells, p->buf, err)
+                           : print_row(&p->c, r, p->buf, p->theory, p->out, err));
+    if (p->out && fflush(p->out) != 0)
         return storq_fail(err, STORQ_ERR_RUNTIME, "cannot write storq info's tables to a "
                           "temporary file: %s", strerror(errno));
     return STORQ_OK;
@@ -381,9 +438,30 @@ int storq_info_columnar_check(hid_t file, const char *path, FILE *rows_out,
     printer p;
     memset(&p, 0, sizeof p);
     p.out = rows_out;
-    storq_h5_rows_reader reader = {prepare, block, &p};
+    storq_h5_rows_reader reader = {prepare, block, NULL, &p};
     int rc = storq_h5_check_file_reading(file, path, NULL, &reader, out, err);
     columnar_free(&p.c); /* what was read here, when the check ran in this process */
+    free(p.buf);
+    free(p.theory);
+    return rc;
+}
+
+static int end(void *ctx, storq_error *err)
+{
+    const printer *p = ctx;
+    return p->cells->end(p->cells->ctx, p->c.file, err);
+}
+
+int storq_info_columnar_cells(hid_t file, const char *path, const storq_info_cells *cells,
+                              storq_error *err)
+{
+    printer p;
+    memset(&p, 0, sizeof p);
+    p.cells = cells;
+    storq_h5_rows_reader reader = {prepare, block, end, &p};
+    storq_h5_checked checked;
+    int rc = storq_h5_check_file_reading(file, path, NULL, &reader, &checked, err);
+    columnar_free(&p.c);
     free(p.buf);
     free(p.theory);
     return rc;

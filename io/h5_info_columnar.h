@@ -18,6 +18,22 @@
 int storq_info_columnar_check(hid_t file, const char *path, FILE *rows_out,
                               storq_h5_checked *out, storq_error *err);
 
+/* storq info --format csv|json of a 2.0 file: as the check reads each row, begin(ctx, id,
+ * replications), then cell(ctx, name, suffix, x) for each of its one-number values in the order
+ * h5_info_formats.c gives a 1.x point's (each scalar's _mean, _stderr, _ci95, each histogram's
+ * _count, _mean, quantiles and _max, then one-number theory and comparison arrays as
+ * theory_NAME, comparison_NAME); after the last row, end(ctx, file). All of it runs in the
+ * check's process (a child): what end makes must be written out there, and used only when
+ * this returns STORQ_OK. */
+typedef struct storq_info_cells {
+    int (*begin)(void *ctx, uint64_t id, uint64_t replications, storq_error *err);
+    int (*cell)(void *ctx, const char *name, const char *suffix, double x, storq_error *err);
+    int (*end)(void *ctx, hid_t file, storq_error *err);
+    void *ctx;
+} storq_info_cells;
+int storq_info_columnar_cells(hid_t file, const char *path, const storq_info_cells *cells,
+                              storq_error *err);
+
 /* The point ids of the rows (/point), increasing; *ids to free(). */
 int storq_info_columnar_ids(hid_t file, uint64_t **ids, size_t *n, storq_error *err);
 

@@ -5,6 +5,7 @@
  * listed: an unfinished point has no summaries yet. */
 #include "h5_info.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 
 #include "h5_check.h"
 #include "h5_guard.h"
+#include "h5_info_columnar.h"
 #include "h5_info_hist.h"
 #include "h5_info_index.h"
 #include "h5_util.h"
@@ -381,6 +383,86 @@ static int print_json(FILE *out, hid_t file, const char *path, const row *rows, 
     return STORQ_OK;
 }
 
+/* ---- schema 2.0: the rows' values as the check reads them (h5_info_columnar.c) ---- */
+
+typedef struct columnar_rows {
+    hid_t file;
+    const char *path;
+    storq_view_format fmt;
+    FILE *out; /* a temporary file: copied out once the whole check passed */
+    row *rows; /* the index's, row i point i */
+    size_t nrows, nparams, kept;
+    int read;
+    row *cur;
+} columnar_rows;
+
+static int columnar_index(columnar_rows *c, storq_error *err)
+{
+    if (c->read)
+        return STORQ_OK;
+    c->read = 1;
+    STORQ_TRY(read_index(c->file, &c->rows, &c->nrows, err));
+    c->nparams = c->nrows > 0 ? c->rows[0].n : 0;
+    return STORQ_OK;
+}
+
+static int columnar_begin(void *ctx, uint64_t id, uint64_t replications, storq_error *err)
+{
+    columnar_rows *c = ctx;
+    STORQ_TRY(columnar_index(c, err));
+    if (id >= c->nrows) /* the check refuses it first */
+        return STORQ_RUNTIME_FAIL(err, "a row's point %" PRIu64 " is not in the index", id);
+    /* rows come in increasing id: the kept ones move to the front in order */
+    row t = c->rows[c->kept];
+    c->rows[c->kept] = c->rows[id];
+    c->rows[id] = t;
+    c->cur = &c->rows[c->kept++];
+    return push(c->cur, "replications", NULL, (double)replications, 1)
+               ? STORQ_RUNTIME_FAIL(err, "out of memory")
+               : STORQ_OK;
+}
+
+static int columnar_cell(void *ctx, const char *name, const char *suffix, double x,
+                         storq_error *err)
+{
+    columnar_rows *c = ctx;
+    return push_x(c->cur, "", name, suffix, x) ? STORQ_RUNTIME_FAIL(err, "out of memory")
+                                               : STORQ_OK;
+}
+
+static int columnar_end(void *ctx, hid_t file, storq_error *err)
+{
+    columnar_rows *c = ctx;
+    STORQ_TRY(columnar_index(c, err));
+    int rc = c->fmt == STORQ_VIEW_CSV ? print_csv(c->out, c->rows, c->kept, err)
+                                      : print_json(c->out, file, c->path, c->rows, c->kept,
+                                                   c->nparams);
+    if (!rc && fflush(c->out) != 0)
+        rc = STORQ_RUNTIME_FAIL(err, "cannot write to a temporary file: %s", strerror(errno));
+    return rc;
+}
+
+static int info_columnar(hid_t file, const char *path, storq_view_format fmt, FILE *out,
+                         storq_error *err)
+{
+    columnar_rows c = {file, path, fmt, tmpfile(), NULL, 0, 0, 0, 0, NULL};
+    if (!c.out)
+        return STORQ_RUNTIME_FAIL(err, "cannot make a temporary file: %s", strerror(errno));
+    storq_info_cells cells = {columnar_begin, columnar_cell, columnar_end, &c};
+    int rc = storq_info_columnar_cells(file, path, &cells, err);
+    char buf[1 << 16];
+    size_t n;
+    if (!rc && fseek(c.out, 0, SEEK_SET) != 0)
+        rc = STORQ_RUNTIME_FAIL(err, "cannot read back a temporary file: %s", strerror(errno));
+    while (!rc && (n = fread(buf, 1, sizeof buf, c.out)) > 0 && fwrite(buf, 1, n, out) == n)
+        ;
+    for (size_t i = 0; i < c.nrows; i++) /* read here when the check ran in this process */
+        row_free(&c.rows[i]);
+    free(c.rows);
+    fclose(c.out);
+    return rc;
+}
+
 typedef struct info_args {
     const char *path;
     storq_view_format fmt;
@@ -408,15 +490,20 @@ static int info_here(void *ctx, void *result, storq_error *err)
         return storq_h5_info(path, out, err);
     storq_h5u_quiet();
     hid_t file;
+    storq_schema_info version;
+    STORQ_TRY(storq_schema_open(path, NULL, STORQ_SCHEMA_READ_COLUMNAR, STORQ_INFO_WRITING_HINT,
+                                &file, &version, err));
+    if (version.major == STORQ_SCHEMA_MAJOR_COLUMNAR) {
+        int rc = info_columnar(file, path, fmt, out, err);
+        H5Fclose(file);
+        return rc;
+    }
     /* Everything printed below was checked first: a damaged or crafted file is refused. */
     storq_h5_checked checked;
-    STORQ_TRY(storq_h5_open_checked(path, STORQ_INFO_WRITING_HINT, &file, &checked, err));
-    if (storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR) {
+    int checked_rc = storq_h5_check_file(file, path, NULL, &checked, err);
+    if (checked_rc) {
         H5Fclose(file);
-        return storq_fail(err, STORQ_ERR_USAGE, "%s has format version 2.0 (columnar): storq "
-                          "info --format %s reads 1.x files so far; storq info %s (the tables) "
-                          "and the Python package (storq.open(...).frame()) read it", path,
-                          fmt == STORQ_VIEW_CSV ? "csv" : "json", path);
+        return checked_rc;
     }
     row *rows = NULL;
     size_t nrows = 0, kept = 0, nparams = 0;

@@ -24,7 +24,7 @@
 #define STORQ_SCHEMA_MINOR_CHECKPOINTS 2 /* added /checkpoints: unfinished points' replications */
 #define STORQ_SCHEMA_MINOR_LAYOUTS 3     /* added /layouts: bin edges stored once per layout */
 /* Schema 2.0 (docs/hdf5-schema-2.md): a dataset a quantity with a row a point, written by `storq
- * convert`; read by `storq info` (not yet by merge, --resume or info's csv and json). */
+ * convert`; read by `storq info` (not yet by merge or --resume). */
 #define STORQ_SCHEMA_MAJOR_COLUMNAR 2
 
 /* Root attributes. */

@@ -2,9 +2,10 @@
 # `storq info` of schema 2.0 files (docs/hdf5-schema-2.md): the corpus runs (every model and
 # mode: ragged levels, per-point histogram layouts, quantities some points lack, per-point
 # attributes) converted with `storq convert` print the same tables as their 1.x files, the root
-# lines aside, and so do three of them converted by the reference converter; a value or an attribute changed behind the checksums is refused (exit 2, naming
-# the object and the point); what reads 1.x only (merge, --format csv) refuses a 2.0 file with
-# a message naming it, exit 2, and writes nothing.
+# lines aside, and so do three of them converted by the reference converter; --format csv and
+# json give the 1.x file's values; a value or an attribute changed behind the checksums is
+# refused (exit 2, naming the object and the point, nothing printed); merge, which reads 1.x
+# only, refuses a 2.0 file with a message naming it, exit 2, and writes nothing.
 set -uo pipefail
 storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -24,6 +25,17 @@ for f in one/*.h5; do
   else
     echo "ok: info of $name.2.h5 = its 1.x file's ($(wc -l < "$name.2.txt") lines)"
   fi
+  # --format csv: the same bytes; json: the same but for the file's name and version
+  "$storq" info "$f" --format csv > "$name.1.csv" && "$storq" info "$name.2.h5" --format csv \
+    > "$name.2.csv" && cmp -s "$name.1.csv" "$name.2.csv" || fail "info --format csv of $name.2.h5"
+  "$storq" info "$f" --format json > "$name.1.json" &&
+    "$storq" info "$name.2.h5" --format json > "$name.2.json" && "$python" -c "import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    d.pop('file')
+    for k in ('format_version', 'converted_from'):
+        d['attributes'].pop(k, None)
+sys.exit(a != b)" "$name.1.json" "$name.2.json" || fail "info --format json of $name.2.h5"
 done
 grep -q "^  format_version  2, 0$" sm_steady.2.txt || fail "info does not show format_version 2, 0"
 
@@ -65,10 +77,12 @@ refused counts.h5 "object '/points/crc32_arrays'" "point 2 (row 2)"
 edit sm_steady.2.h5 unit.h5 "f['observables/mean_job_delay'].attrs['unit'] = 'hours'"
 refused unit.h5 "object '/observables/mean_job_delay'" "attributes do not match"
 
+# a damaged 2.0 file is refused by --format csv too, before printing anything
+rc=0; "$storq" info value.h5 --format csv > out.txt 2> err.txt || rc=$?
+[ "$rc" = 2 ] && grep -qF "point 5 (row 5)" err.txt && [ ! -s out.txt ] ||
+  fail "info --format csv of a damaged 2.0 file: exit $rc, $(cat err.txt)"
+
 # what reads 1.x only says so
-rc=0; "$storq" info sm_steady.2.h5 --format csv > out.txt 2> err.txt || rc=$?
-[ "$rc" = 2 ] && grep -qF "format version 2.0 (columnar)" err.txt && [ ! -s out.txt ] ||
-  fail "info --format csv of a 2.0 file: exit $rc, $(cat err.txt)"
 rc=0; "$storq" merge merged.h5 sm_steady.2.h5 > /dev/null 2> err.txt || rc=$?
 [ "$rc" = 2 ] && grep -qF "storq merge reads 1.x files" err.txt && [ ! -e merged.h5 ] &&
   [ ! -e merged.h5.partial ] || fail "merge of a 2.0 file: exit $rc, $(cat err.txt)"
