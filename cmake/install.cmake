@@ -70,7 +70,8 @@ This package holds the storq program and its manual page, the Python
 package storq that reads its files, Slurm batch scripts and example sweeps.")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Depends: the shared libraries from dpkg-shlibdeps (libopenmpi3, libhdf5-openmpi-103-1, libgomp1
+# Depends: the shared libraries from dpkg-shlibdeps (libopenmpi3, libhdf5-openmpi-103-1,
+# libhdf5-openmpi-hl-100 (the dimension scales of `storq convert`), libgomp1
 # and libc6 on Debian 12, each with the least version the binary needs), plus what runs beside
 # the binary: mpirun (Open MPI's: storq links libmpi.so.40), and python3 with h5py and numpy for
 # the Python package. Without dpkg-shlibdeps (dpkg-dev), Debian 12's library packages are named.
@@ -79,7 +80,7 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "openmpi-bin, python3, python3-h5py, python3-nu
 if(STORQ_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-  string(PREPEND CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libgomp1, libopenmpi3, libhdf5-openmpi-103-1, ")
+  string(PREPEND CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libgomp1, libopenmpi3, libhdf5-openmpi-103-1, libhdf5-openmpi-hl-100, ")
 endif()
 # The Python package's tables, plots and xarray view. The program runs without them, so they are
 # recommended (apt installs them unless --no-install-recommends), although `import storq` itself
