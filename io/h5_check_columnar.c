@@ -37,11 +37,6 @@ static int has_column_of(checker *c, storq_cols *cols, const char *path, storq_c
         return STORQ_OK;
     snprintf(has, sizeof has, "/points/has_%s_%s",
              strcmp(group, "replications") ? group : "observables", name);
-    for (size_t i = 0; i < cols->n; i++)
-        if (!strcmp(cols->cols[i].path, has)) {
-            *out = &cols->cols[i];
-            return STORQ_OK;
-        }
     return storq_h5u_has_link(c->file, has) ? storq_cols_open(cols, has, out, c->err) : STORQ_OK;
 }
 
@@ -88,6 +83,12 @@ static size_t covers_count(checker *c, const char *crc_path)
     return n > 0 ? (size_t)n : 0;
 }
 
+static void crc_run(void *ctx, const unsigned char *at, size_t n)
+{
+    uint32_t *crc = ctx;
+    *crc = storq_crc32(*crc, at, 8 * n);
+}
+
 static uint32_t feed_row(const storq_cols *cols, const storq_col *col, size_t r, uint32_t crc)
 {
     if (col->cls == 's') {
@@ -95,22 +96,7 @@ static uint32_t feed_row(const storq_cols *cols, const storq_col *col, size_t r,
         size_t len = strnlen(s, col->elsize);
         return storq_crc32(storq_crc32(crc, s, len), "", 1);
     }
-    if (col->rank == 1)
-        return storq_crc32(crc, col->buf + 8 * r, 8);
-    size_t e[STORQ_COLS_RANK_MAX] = {1, 1, 1, 1}, w[STORQ_COLS_RANK_MAX] = {1, 1, 1, 1};
-    for (int k = 1; k < col->rank; k++)
-        e[k] = storq_cols_extent(cols, col, k, r);
-    for (int k = col->rank - 2; k >= 1; k--)
-        w[k] = w[k + 1] * (size_t)col->dims[k + 1];
-    const unsigned char *row = col->buf + 8 * r * col->row;
-    /* the last dimension's values lie side by side: one piece a run of them */
-    int last = col->rank - 1;
-    size_t runs[3] = {e[1], e[2], e[3]};
-    runs[last - 1] = 1;
-    for (size_t a = 0; a < runs[0]; a++)
-        for (size_t b = 0; b < runs[1]; b++)
-            for (size_t d = 0; d < runs[2]; d++)
-                crc = storq_crc32(crc, row + 8 * (a * w[1] + b * w[2] + d * w[3]), 8 * e[last]);
+    storq_cols_runs(cols, col, r, crc_run, &crc);
     return crc;
 }
 
@@ -132,20 +118,32 @@ static int check_rows(checker *c, storq_cols *cols, storq_col *ids, const covere
     return STORQ_OK;
 }
 
-/* Ids increasing, in the index, and of the task. */
-static int check_ids(checker *c, storq_col *ids, size_t first, size_t n, uint64_t *last)
+/* The share of the run's points the file holds: p % count == index (a task's file, 1.1). */
+typedef struct share {
+    uint64_t count, index;
+} share;
+
+static int read_share(checker *c, share *s)
 {
-    uint64_t count = 1, index = 0;
-    if (storq_h5u_has_attr(c->file, STORQ_SCHEMA_ATTR_TASK_COUNT)) {
-        STORQ_TRY(storq_h5u_read_attr_u64(c->file, STORQ_SCHEMA_ATTR_TASK_COUNT, &count, c->err));
-        STORQ_TRY(storq_h5u_read_attr_u64(c->file, STORQ_SCHEMA_ATTR_TASK_INDEX, &index, c->err));
-    }
+    s->count = 1;
+    s->index = 0;
+    if (!storq_h5u_has_attr(c->file, STORQ_SCHEMA_ATTR_TASK_COUNT))
+        return STORQ_OK;
+    STORQ_TRY(storq_h5u_read_attr_u64(c->file, STORQ_SCHEMA_ATTR_TASK_COUNT, &s->count, c->err));
+    return storq_h5u_read_attr_u64(c->file, STORQ_SCHEMA_ATTR_TASK_INDEX, &s->index, c->err);
+}
+
+/* Ids increasing, in the index, and of the task. */
+static int check_ids(checker *c, const share *sh, storq_col *ids, size_t first, size_t n,
+                     uint64_t *last)
+{
     for (size_t r = 0; r < n; r++) {
         uint64_t id = storq_cols_u64(ids, r);
-        if ((first + r > 0 && id <= *last) || id >= c->nrows || (count && id % count != index))
+        if ((first + r > 0 && id <= *last) || id >= c->nrows ||
+            (sh->count && id % sh->count != sh->index))
             return chk_bad(c, "/point", "row %zu holds point %" PRIu64 ", which is not a point "
                            "of the file's index (%zu points%s) in increasing order", first + r,
-                           id, c->nrows, count > 1 ? ", of this task" : "");
+                           id, c->nrows, sh->count > 1 ? ", of this task" : "");
         *last = id;
     }
     return STORQ_OK;
@@ -215,11 +213,14 @@ int chk_columnar(checker *c, const storq_h5_rows_reader *reader)
     if (!rc)
         rc = storq_cols_alloc(&cols, BLOCK_BYTES, c->err);
     uint64_t last = 0;
+    share sh;
+    if (!rc)
+        rc = read_share(c, &sh);
     for (size_t first = 0; !rc && first < cols.nrows; first += cols.block) {
         size_t n = cols.nrows - first < cols.block ? cols.nrows - first : cols.block;
         rc = storq_cols_read(&cols, first, n, c->err);
         if (!rc)
-            rc = check_ids(c, ids, first, n, &last);
+            rc = check_ids(c, &sh, ids, first, n, &last);
         if (!rc)
             rc = check_rows(c, &cols, ids, &table, crc, first, n);
         if (!rc)

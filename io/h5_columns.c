@@ -220,28 +220,49 @@ size_t storq_cols_extent(const storq_cols *c, const storq_col *col, int k, size_
     return n < col->dims[k] ? (size_t)n : (size_t)col->dims[k];
 }
 
-size_t storq_cols_values(const storq_cols *c, const storq_col *col, size_t r, double *out)
+size_t storq_cols_runs(const storq_cols *c, const storq_col *col, size_t r,
+                       void (*fn)(void *ctx, const unsigned char *at, size_t n), void *ctx)
 {
     size_t e[STORQ_COLS_RANK_MAX] = {1, 1, 1, 1}, w[STORQ_COLS_RANK_MAX] = {1, 1, 1, 1};
     for (int k = 1; k < col->rank; k++)
         e[k] = storq_cols_extent(c, col, k, r);
     for (int k = col->rank - 2; k >= 1; k--)
         w[k] = w[k + 1] * (size_t)col->dims[k + 1];
-    size_t n = 0;
+    /* the last dimension's values lie side by side: a run of them at each index of the others */
+    int last = col->rank > 1 ? col->rank - 1 : 1;
+    size_t loop[3] = {e[1], e[2], e[3]};
+    loop[last - 1] = 1;
     const unsigned char *row = col->buf + 8 * r * col->row;
-    for (size_t a = 0; a < e[1]; a++)
-        for (size_t b = 0; b < e[2]; b++)
-            for (size_t d = 0; d < e[3]; d++) {
-                size_t at = a * w[1] + b * w[2] + d * w[3];
-                if (col->cls == 'f') {
-                    memcpy(&out[n++], row + 8 * at, 8);
-                } else {
-                    uint64_t u;
-                    memcpy(&u, row + 8 * at, 8);
-                    out[n++] = col->cls == 'i' ? (double)(int64_t)u : (double)u;
-                }
-            }
-    return n;
+    for (size_t a = 0; a < loop[0]; a++)
+        for (size_t b = 0; b < loop[1]; b++)
+            for (size_t d = 0; d < loop[2]; d++)
+                fn(ctx, row + 8 * (a * w[1] + b * w[2] + d * w[3]), e[last]);
+    return e[1] * e[2] * e[3];
+}
+
+typedef struct as_doubles {
+    char cls;
+    double *out;
+} as_doubles;
+
+static void to_doubles(void *ctx, const unsigned char *at, size_t n)
+{
+    as_doubles *d = ctx;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u;
+        memcpy(&u, at + 8 * i, 8);
+        if (d->cls == 'f')
+            memcpy(d->out, &u, 8);
+        else
+            *d->out = d->cls == 'i' ? (double)(int64_t)u : (double)u;
+        d->out++;
+    }
+}
+
+size_t storq_cols_values(const storq_cols *c, const storq_col *col, size_t r, double *out)
+{
+    as_doubles d = {col->cls, out};
+    return storq_cols_runs(c, col, r, to_doubles, &d);
 }
 
 void storq_cols_free(storq_cols *c)

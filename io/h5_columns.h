@@ -50,8 +50,12 @@ int storq_cols_read(storq_cols *c, size_t first, size_t n, storq_error *err);
 size_t storq_cols_extent(const storq_cols *c, const storq_col *col, int k, size_t r);
 double storq_cols_f64(const storq_col *col, size_t r);
 uint64_t storq_cols_u64(const storq_col *col, size_t r);
-/* Row r cut to the point's extent, row-major, as doubles into out (col->row long); returns
- * how many. */
+/* Row r of a numeric column cut to the point's extent, row-major, as runs of values side by
+ * side (8 bytes each, native): fn(ctx, at, n) for each run; returns how many values (a
+ * rank-1 column: one run of one). */
+size_t storq_cols_runs(const storq_cols *c, const storq_col *col, size_t r,
+                       void (*fn)(void *ctx, const unsigned char *at, size_t n), void *ctx);
+/* The same values as doubles into out (col->row long); returns how many. */
 size_t storq_cols_values(const storq_cols *c, const storq_col *col, size_t r, double *out);
 void storq_cols_free(storq_cols *c);
 

@@ -22,27 +22,6 @@ static int oom(storq_error *err)
     return STORQ_RUNTIME_FAIL(err, "convert: out of memory");
 }
 
-static hid_t new_gcpl(void)
-{
-    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    if (gcpl >= 0) {
-        H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-        H5Pset_obj_track_times(gcpl, 0);
-    }
-    return gcpl;
-}
-
-static int make_group(hid_t loc, const char *name, hid_t *out, storq_error *err)
-{
-    hid_t gcpl = new_gcpl();
-    *out = gcpl >= 0 ? H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT) : -1;
-    if (gcpl >= 0)
-        H5Pclose(gcpl);
-    if (*out < 0)
-        return storq_h5u_fail(err, loc, "cannot create group '%s'", name);
-    return STORQ_OK;
-}
-
 /* Copy obj's attributes to dst, but those named in skip. */
 typedef struct attr_copy {
     hid_t dst;
@@ -110,7 +89,7 @@ static int parent_group(cv_plan *p, hid_t in, hid_t out, const cv_var *v, hid_t 
         *g = H5Gopen2(out, dir, H5P_DEFAULT);
         return *g >= 0 ? STORQ_OK : storq_h5u_fail(err, out, "cannot open group '%s'", dir);
     }
-    STORQ_TRY(make_group(out, dir, g, err));
+    STORQ_TRY(storq_h5u_create_group(out, dir, g, err));
     if (strchr(dir, '/') && v->role != CV_R_COL && v->ref < p->nq) { /* observables/<name> */
         const cv_qty *q = &p->q[v->ref];
         STORQ_TRY(storq_cv_quantity_attrs(p, in, v->ref, NULL, *g, err));
@@ -318,7 +297,7 @@ static int copy_tree(hid_t src, const char *name, hid_t dst, int depth, storq_er
     char **names = NULL;
     size_t n = 0;
     int rc = from < 0 ? storq_h5u_fail(err, src, "cannot open '%s'", name)
-                      : make_group(dst, name, &to, err);
+                      : storq_h5u_create_group(dst, name, &to, err);
     if (!rc)
         rc = copy_attrs(src, name, to, NULL, err);
     if (!rc)
@@ -483,7 +462,7 @@ static int top_groups(hid_t out, storq_error *err)
 {
     for (int g = 0; g < CV_NGROUPS; g++) {
         hid_t grp;
-        STORQ_TRY(make_group(out, storq_cv_group_names[g], &grp, err));
+        STORQ_TRY(storq_h5u_create_group(out, storq_cv_group_names[g], &grp, err));
         int rc = stamp(grp, err);
         H5Gclose(grp);
         STORQ_TRY(rc);
@@ -498,7 +477,7 @@ int storq_cv_write(cv_plan *p, hid_t in, hid_t out, storq_error *err)
     if (storq_h5u_has_link(in, STORQ_SCHEMA_LAYOUTS_PATH))
         STORQ_TRY(copy_object(in, STORQ_SCHEMA_LAYOUTS_PATH, out, STORQ_SCHEMA_LAYOUTS, err));
     hid_t points, point = -1;
-    STORQ_TRY(make_group(out, STORQ_SCHEMA_POINTS, &points, err));
+    STORQ_TRY(storq_h5u_create_group(out, STORQ_SCHEMA_POINTS, &points, err));
     int rc = copy_object(in, STORQ_SCHEMA_INDEX_PATH, points, STORQ_SCHEMA_INDEX, err);
     if (!rc) {
         hid_t index = H5Dopen2(points, STORQ_SCHEMA_INDEX, H5P_DEFAULT);

@@ -536,20 +536,6 @@ static int print_point(hid_t file, uint64_t id, FILE *out, storq_error *err)
     return rc;
 }
 
-/* The rows' tables of a 2.0 file, printed to a temporary file while they were checked. */
-static int copy_rows(FILE *rows, FILE *out, storq_error *err)
-{
-    char buf[1 << 16];
-    size_t n;
-    if (fseek(rows, 0, SEEK_SET) != 0)
-        return storq_fail(err, STORQ_ERR_RUNTIME, "cannot read back storq info's tables: %s",
-                          strerror(errno));
-    while ((n = fread(buf, 1, sizeof buf, rows)) > 0)
-        if (fwrite(buf, 1, n, out) != n)
-            break;
-    return STORQ_OK; /* a reader gone away (storq info F | head) is not an error of the file */
-}
-
 int storq_h5_info(const char *path, FILE *out, storq_error *err)
 {
     storq_h5u_quiet();
@@ -583,7 +569,7 @@ int storq_h5_info(const char *path, FILE *out, storq_error *err)
         rc = print_index(file, &src, out, &ids, &n, err);
     }
     if (!rc && columnar)
-        rc = copy_rows(rows, out, err);
+        rc = storq_info_copy_out(rows, out, err);
     for (size_t r = 0; !rc && !columnar && r < n; r++)
         if (strcmp(point_status(file, src.task, ids[r]), "complete") == 0)
             rc = print_point(file, ids[r], out, err);

@@ -467,6 +467,19 @@ int storq_info_columnar_cells(hid_t file, const char *path, const storq_info_cel
     return rc;
 }
 
+int storq_info_copy_out(FILE *tmp, FILE *out, storq_error *err)
+{
+    char buf[1 << 16];
+    size_t n;
+    if (fseek(tmp, 0, SEEK_SET) != 0)
+        return storq_fail(err, STORQ_ERR_RUNTIME, "storq info: cannot read back a temporary "
+                          "file: %s", strerror(errno));
+    while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            break; /* a reader gone away (storq info F | head) is not an error of the file */
+    return STORQ_OK;
+}
+
 int storq_info_columnar_ids(hid_t file, uint64_t **ids, size_t *n, storq_error *err)
 {
     *ids = NULL;

@@ -34,6 +34,9 @@ typedef struct storq_info_cells {
 int storq_info_columnar_cells(hid_t file, const char *path, const storq_info_cells *cells,
                               storq_error *err);
 
+/* What the check printed to the temporary file tmp (from its start), copied to out. */
+int storq_info_copy_out(FILE *tmp, FILE *out, storq_error *err);
+
 /* The point ids of the rows (/point), increasing; *ids to free(). */
 int storq_info_columnar_ids(hid_t file, uint64_t **ids, size_t *n, storq_error *err);
 

@@ -450,12 +450,8 @@ static int info_columnar(hid_t file, const char *path, storq_view_format fmt, FI
         return STORQ_RUNTIME_FAIL(err, "cannot make a temporary file: %s", strerror(errno));
     storq_info_cells cells = {columnar_begin, columnar_cell, columnar_end, &c};
     int rc = storq_info_columnar_cells(file, path, &cells, err);
-    char buf[1 << 16];
-    size_t n;
-    if (!rc && fseek(c.out, 0, SEEK_SET) != 0)
-        rc = STORQ_RUNTIME_FAIL(err, "cannot read back a temporary file: %s", strerror(errno));
-    while (!rc && (n = fread(buf, 1, sizeof buf, c.out)) > 0 && fwrite(buf, 1, n, out) == n)
-        ;
+    if (!rc)
+        rc = storq_info_copy_out(c.out, out, err);
     for (size_t i = 0; i < c.nrows; i++) /* read here when the check ran in this process */
         row_free(&c.rows[i]);
     free(c.rows);

@@ -150,40 +150,44 @@ static int cmd_info(int argc, char **argv)
     return rc ? report_error(&err, 0) : 0;
 }
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-                                 sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
-}
-
-/* What merge may write: never over a result or another's partial file unless --force says so, and
- * only a regular file; not an input (storq_h5_merge says so). An input a run is writing now is
- * refused naming that run. */
-static int check_merge_paths(const char *out, char *const *inputs, size_t n, int force,
-                             storq_error *err)
+/* What merge or convert (label) may write: never over a result or another's partial file unless
+ * --force says so, and only a regular file; not an input (storq_h5_merge and storq_h5_convert say
+ * so). An input a run is writing now is refused naming that run. exists and partial end the
+ * messages for an OUT and an OUT.partial that exist. */
+static int check_output_paths(const char *label, const char *out, const char *const *inputs,
+                              size_t n, int force, const char *exists, const char *partial_what,
+                              storq_error *err)
 {
     char partial[4200];
     snprintf(partial, sizeof partial, "%s.partial", out);
     for (size_t i = 0; i < n; i++) {
-        if (same_file(out, inputs[i]) || same_file(partial, inputs[i]))
+        if (storq_same_file(out, inputs[i]) || storq_same_file(partial, inputs[i]))
             return STORQ_OK;
         char base[4200];
         size_t len = strlen(inputs[i]);
         snprintf(base, sizeof base, "%.*s", (int)(len > 8 && !strcmp(inputs[i] + len - 8,
                                                                       ".partial") ? len - 8 : len),
                  inputs[i]);
-        STORQ_TRY(storq_output_lock_check(base, "merge", err));
+        STORQ_TRY(storq_output_lock_check(base, label, err));
     }
     struct stat st;
     if (stat(out, &st) == 0 && !force)
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists (a finished result); pass "
-                          "--force to replace it, or name another file", out);
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' exists%s; pass --force to replace it, "
+                          "or name another file", label, out, exists);
     if (stat(partial, &st) == 0 && !force)
-        return storq_fail(err, STORQ_ERR_USAGE, "merge: '%s' exists (an unfinished run or "
-                          "merge): `storq run ... -o %s --resume` completes it, --force "
-                          "replaces it", partial, out);
+        return storq_fail(err, STORQ_ERR_USAGE, "%s: '%s' exists %s", label, partial,
+                          partial_what);
     return STORQ_OK;
+}
+
+static int check_merge_paths(const char *out, char *const *inputs, size_t n, int force,
+                             storq_error *err)
+{
+    char what[4400];
+    snprintf(what, sizeof what, "(an unfinished run or merge): `storq run ... -o %s --resume` "
+             "completes it, --force replaces it", out);
+    return check_output_paths("merge", out, (const char *const *)inputs, n, force,
+                              " (a finished result)", what, err);
 }
 
 /* A merge asked to stop while it verifies a large input (io/h5_check.c does not look at the
@@ -277,23 +281,8 @@ static int cmd_merge(int argc, char **argv)
 /* What convert may write: OUT (or OUT.partial) only with --force, and only a regular file. */
 static int check_convert_paths(const char *in, const char *out, int force, storq_error *err)
 {
-    char partial[4200];
-    snprintf(partial, sizeof partial, "%s.partial", out);
-    if (same_file(out, in) || same_file(partial, in))
-        return STORQ_OK; /* storq_h5_convert says so */
-    size_t len = strlen(in);
-    char base[4200];
-    snprintf(base, sizeof base, "%.*s", (int)(len > 8 && !strcmp(in + len - 8, ".partial")
-                                                  ? len - 8 : len), in);
-    STORQ_TRY(storq_output_lock_check(base, "convert", err));
-    struct stat st;
-    if (stat(out, &st) == 0 && !force)
-        return storq_fail(err, STORQ_ERR_USAGE, "convert: '%s' exists; pass --force to replace "
-                          "it, or name another file", out);
-    if (stat(partial, &st) == 0 && !force)
-        return storq_fail(err, STORQ_ERR_USAGE, "convert: '%s' exists (an unfinished run, merge "
-                          "or conversion); --force replaces it", partial);
-    return STORQ_OK;
+    return check_output_paths("convert", out, &in, 1, force, "",
+                              "(an unfinished run, merge or conversion); --force replaces it", err);
 }
 
 static int cmd_convert(int argc, char **argv)

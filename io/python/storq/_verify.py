@@ -54,19 +54,20 @@ def _value_crc(crc, dtype, shape, value):
     return zlib.crc32(np.asarray(value).astype(_WIDE[cls]).tobytes(), crc)
 
 
-def object_crc(obj):
-    """The checksum of one group or dataset (attributes in name order, then its data); None when
-    it holds a type storq does not write."""
+def object_crc(obj, skip=("crc32", "status"), data=True):
+    """The checksum of one group or dataset (attributes in name order but those in skip, then
+    its data unless data is False: schema 2.0's attributes-only checksum); None when it holds a
+    type storq does not write."""
     crc = 0
-    for name in sorted(obj.attrs.keys(), key=lambda k: _raw(k)):
-        if name in ("crc32", "status"):
+    for name in sorted(obj.attrs.keys(), key=_raw):
+        if name in skip:
             continue
         aid = obj.attrs.get_id(name)
         crc = _value_crc(zlib.crc32(_raw(name) + b"\0", crc), aid.dtype, aid.shape,
                          obj.attrs[name])
         if crc is None:
             return None
-    if isinstance(obj, h5py.Dataset):
+    if data and isinstance(obj, h5py.Dataset):
         crc = _value_crc(zlib.crc32(b"\0", crc), obj.dtype, obj.shape, obj[()])
     return crc
 
