@@ -125,6 +125,27 @@ static hid_t create_file(const char *partial)
     return out;
 }
 
+/* The points of a 1.x file: each point group read whole, one at a time, without checksums (the
+ * whole file was checked first). */
+typedef struct group_source {
+    const cv_plan *p;
+    hid_t in;
+    storq_pt_node *tree;
+} group_source;
+
+static int group_point(void *ctx, size_t row, const storq_pt_node **tree, storq_error *err)
+{
+    static const char *const skip[] = {STORQ_SCHEMA_ATTR_CRC32, NULL};
+    group_source *g = ctx;
+    char path[STORQ_SCHEMA_POINT_PATH_MAX];
+    storq_cv_point_path(g->p, row, path, sizeof path);
+    storq_pt_free(g->tree);
+    g->tree = NULL;
+    STORQ_TRY(storq_pt_read_h5(g->in, path, skip, &g->tree, err));
+    *tree = g->tree;
+    return STORQ_OK;
+}
+
 static int convert(cv_plan *p, const char *partial, int *made, FILE *report, storq_error *err)
 {
     hid_t in = -1;
@@ -135,6 +156,8 @@ static int convert(cv_plan *p, const char *partial, int *made, FILE *report, sto
     size_t nver = 0;
     int rc = storq_h5u_read_attr_i32_array(in, STORQ_SCHEMA_ATTR_VERSION, p->from_version, 2,
                                            &nver, err);
+    group_source groups = {p, in, NULL};
+    p->src = (cv_source){group_point, &groups};
     if (!rc)
         rc = find_points(p, in, err);
     if (!rc)
@@ -160,6 +183,7 @@ static int convert(cv_plan *p, const char *partial, int *made, FILE *report, sto
         }
     if (out >= 0 && H5Fclose(out) < 0 && !rc)
         rc = storq_h5u_fail_file(err, partial, "cannot close the file");
+    storq_pt_free(groups.tree);
     H5Fclose(in);
     if (!rc && report) {
         size_t ragged = 0;

@@ -2,7 +2,8 @@
  * stored them on every point's object; one the same at every point that has the quantity is
  * stored once, as 1.x did; one that differs between points (a cluster's grid naming the
  * point's policy, a description naming its load) becomes an array of one value a row, "" or 0
- * where the row lacks the quantity (docs/hdf5-schema-2.md, Quantities). */
+ * where the row lacks the quantity (docs/hdf5-schema-2.md, Quantities). They are gathered as the
+ * plan pass reads each point, so no point is read again for them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,152 +12,239 @@
 #include "h5_util.h"
 #include "schema.h"
 
-/* One attribute over the rows: text (a scalar string) or a number (a scalar number); other
- * shapes are copied from the first point as they are. */
-typedef struct row_attr {
-    char *name;
-    int kind; /* 's' string, 'n' number, 'o' other */
-    char **text;
-    double *num;
-    int differ;
-} row_attr;
+#define MISSING "\x01missing"
 
-static int attr_kind(hid_t obj, const char *name)
+static int oom(storq_error *err)
 {
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1, s = a >= 0 ? H5Aget_space(a) : -1;
-    int scalar = s >= 0 && H5Sget_simple_extent_type(s) == H5S_SCALAR;
-    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    int kind = !scalar ? 'o' : c == H5T_STRING ? 's' : c == H5T_INTEGER || c == H5T_FLOAT ? 'n'
-                                                                                        : 'o';
-    storq_h5u_close_type(&t);
-    storq_h5u_close_space(&s);
-    if (a >= 0)
-        H5Aclose(a);
-    return kind;
+    return STORQ_RUNTIME_FAIL(err, "convert: out of memory");
 }
 
-/* The value of attribute ra at object obj (row row); differ set when it is not row 0's. */
-static void read_row(hid_t obj, row_attr *ra, size_t row, size_t first)
+static int same_sub(const char *a, const char *b)
 {
-    storq_error ignore = {0};
-    int has = storq_h5u_has_attr(obj, ra->name);
-    if (ra->kind == 's') {
-        char *v = NULL;
-        if (!has || storq_h5u_read_attr_string(obj, ra->name, &v, &ignore))
-            v = strdup("\x01missing");
-        ra->text[row] = v;
-        ra->differ |= v && ra->text[first] && strcmp(v, ra->text[first]) != 0;
-    } else if (ra->kind == 'n') {
-        double x = NAN;
-        if (has)
-            storq_h5u_read_attr_f64(obj, ra->name, &x, &ignore);
-        ra->num[row] = x;
-        ra->differ |= !(x == ra->num[first] || (isnan(x) && isnan(ra->num[first])));
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static int attr_kind(const storq_pt_attr *a)
+{
+    if (a->rank != 0)
+        return 'o';
+    return a->type == STORQ_PT_STR ? 's' : 'n';
+}
+
+static double attr_number(const storq_pt_attr *a)
+{
+    switch (a->type) {
+    case STORQ_PT_F64: return ((const double *)a->data)[0];
+    case STORQ_PT_U64: return (double)((const uint64_t *)a->data)[0];
+    case STORQ_PT_I64: return (double)((const int64_t *)a->data)[0];
+    case STORQ_PT_U32: return (double)((const uint32_t *)a->data)[0];
+    case STORQ_PT_I32: return (double)((const int32_t *)a->data)[0];
+    default: return NAN;
     }
-    H5Eclear2(H5E_DEFAULT);
 }
 
-/* Attribute ra written to dst: once, copied from the first point's object src, or one a row. */
-static int write_attr(const cv_plan *p, const cv_qty *q, hid_t src, const row_attr *ra, hid_t dst,
-                      storq_error *err)
+static int copy_attr(storq_pt_attr *to, const storq_pt_attr *from)
 {
-    if (!ra->differ || ra->kind == 'o')
-        return storq_cv_copy_attr(src, ra->name, dst, err);
-    if (ra->kind == 's') {
+    memset(to, 0, sizeof *to);
+    to->name = strdup(from->name);
+    to->type = from->type;
+    to->rank = from->rank;
+    to->n = from->n;
+    size_t el = from->type == STORQ_PT_STR ? sizeof(char *) : storq_pt_type_size(from->type);
+    to->data = calloc(from->n ? from->n : 1, el);
+    if (!to->name || !to->data)
+        return -1;
+    if (from->type != STORQ_PT_STR) {
+        memcpy(to->data, from->data, from->n * el);
+        return 0;
+    }
+    for (size_t i = 0; i < from->n; i++)
+        if (!(((char **)to->data)[i] = strdup(((char *const *)from->data)[i])))
+            return -1;
+    return 0;
+}
+
+static void free_attr(storq_pt_attr *a)
+{
+    if (a->type == STORQ_PT_STR)
+        for (size_t i = 0; a->data && i < a->n; i++)
+            free(((char **)a->data)[i]);
+    free(a->data);
+    free(a->name);
+}
+
+static cv_aset *aset_find(const cv_qty *q, const char *sub)
+{
+    for (size_t i = 0; i < q->nasets; i++)
+        if (same_sub(q->asets[i].sub, sub))
+            return &q->asets[i];
+    return NULL;
+}
+
+/* The first object seen: its attributes become the set's. */
+static int aset_start(cv_aset *s, const storq_pt_node *obj)
+{
+    s->first = calloc(obj->nattrs + 1, sizeof *s->first);
+    s->rows = calloc(obj->nattrs + 1, sizeof *s->rows);
+    if (!s->first || !s->rows)
+        return -1;
+    for (size_t i = 0; i < obj->nattrs; i++) {
+        s->n = i + 1;
+        if (copy_attr(&s->first[i], &obj->attrs[i]) != 0)
+            return -1;
+        s->rows[i].kind = attr_kind(&obj->attrs[i]);
+    }
+    return 0;
+}
+
+/* Row row's value of attribute i, against the first's; the per-row array made at the first
+ * difference, holding the first's value at the earlier rows that had the quantity. */
+static int gather_one(const cv_plan *p, const cv_qty *q, cv_aset *s, size_t i,
+                      const storq_pt_node *obj, size_t row)
+{
+    cv_arow *r = &s->rows[i];
+    const storq_pt_attr *first = &s->first[i];
+    const storq_pt_attr *a = storq_pt_attr_find(obj, first->name);
+    if (r->kind == 's') {
+        const char *v = a && attr_kind(a) == 's' ? ((char *const *)a->data)[0] : MISSING;
+        const char *f = ((char *const *)first->data)[0];
+        if (!r->differ && strcmp(v, f) == 0)
+            return 0;
+        if (!r->differ) {
+            if (!(r->text = calloc(p->P + 1, sizeof *r->text)))
+                return -1;
+            for (size_t k = 0; k < row; k++)
+                if (q->present[k] && !(r->text[k] = strdup(f)))
+                    return -1;
+            r->differ = 1;
+        }
+        return (r->text[row] = strdup(v)) ? 0 : -1;
+    }
+    if (r->kind != 'n')
+        return 0;
+    double x = a && attr_kind(a) == 'n' ? attr_number(a) : NAN, f = attr_number(first);
+    if (!r->differ && (x == f || (isnan(x) && isnan(f))))
+        return 0;
+    if (!r->differ) {
+        if (!(r->num = calloc(p->P + 1, sizeof *r->num)))
+            return -1;
+        for (size_t k = 0; k < row; k++)
+            r->num[k] = f;
+        r->differ = 1;
+    }
+    r->num[row] = x;
+    return 0;
+}
+
+int storq_cv_attrs_gather(cv_plan *p, size_t qi, const char *sub, const storq_pt_node *obj,
+                          size_t row, storq_error *err)
+{
+    cv_qty *q = &p->q[qi];
+    cv_aset *s = aset_find(q, sub);
+    if (!s) {
+        if (storq_cv_push((void **)&q->asets, &q->nasets, sizeof *q->asets) != 0)
+            return oom(err);
+        s = &q->asets[q->nasets - 1];
+        if ((sub && !(s->sub = strdup(sub))) || aset_start(s, obj) != 0)
+            return oom(err);
+    } else {
+        for (size_t i = 0; i < s->n; i++)
+            if (gather_one(p, q, s, i, obj, row) != 0)
+                return oom(err);
+    }
+    s->seen++;
+    return STORQ_OK;
+}
+
+int storq_cv_write_attr(hid_t dst, const storq_pt_attr *a, storq_error *err)
+{
+    if (a->type == STORQ_PT_STR) {
+        if (a->rank == 0)
+            return storq_h5u_attr_string(dst, a->name, ((char *const *)a->data)[0], err);
+        return storq_h5u_attr_strings(dst, a->name, (const char *const *)a->data, a->n, err);
+    }
+    hid_t ft = a->type == STORQ_PT_F64 ? H5T_IEEE_F64LE : a->type == STORQ_PT_U64 ? H5T_STD_U64LE
+               : a->type == STORQ_PT_I64 ? H5T_STD_I64LE : a->type == STORQ_PT_U32 ? H5T_STD_U32LE
+                                                                         : H5T_STD_I32LE;
+    hid_t mt = a->type == STORQ_PT_F64 ? H5T_NATIVE_DOUBLE : a->type == STORQ_PT_U64
+               ? H5T_NATIVE_UINT64 : a->type == STORQ_PT_I64 ? H5T_NATIVE_INT64
+               : a->type == STORQ_PT_U32 ? H5T_NATIVE_UINT32 : H5T_NATIVE_INT32;
+    hsize_t n = a->n;
+    hid_t space = a->rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+    hid_t at = space >= 0 ? H5Acreate2(dst, a->name, ft, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
+    int ok = at >= 0 && H5Awrite(at, mt, a->data) >= 0;
+    if (at >= 0)
+        H5Aclose(at);
+    storq_h5u_close_space(&space);
+    return ok ? STORQ_OK : storq_h5u_fail(err, dst, "cannot write attribute '%s'", a->name);
+}
+
+/* Attribute i of s written to dst: once, as the first row's, or one a row. */
+static int write_one(const cv_plan *p, const cv_qty *q, const cv_aset *s, size_t i, hid_t dst,
+                     storq_error *err)
+{
+    const cv_arow *r = &s->rows[i];
+    const char *name = s->first[i].name;
+    if (!r->differ || r->kind == 'o')
+        return storq_cv_write_attr(dst, &s->first[i], err);
+    if (r->kind == 's') {
         const char **v = calloc(p->P + 1, sizeof *v);
         if (!v)
-            return STORQ_RUNTIME_FAIL(err, "convert: out of memory");
-        for (size_t r = 0; r < p->P; r++)
-            v[r] = q->present[r] && ra->text[r] && strcmp(ra->text[r], "\x01missing")
-                       ? ra->text[r]
-                       : "";
-        int rc = storq_h5u_attr_strings(dst, ra->name, v, p->P, err);
+            return oom(err);
+        for (size_t k = 0; k < p->P; k++)
+            v[k] = q->present[k] && r->text[k] && strcmp(r->text[k], MISSING) ? r->text[k] : "";
+        int rc = storq_h5u_attr_strings(dst, name, v, p->P, err);
         free(v);
         return rc;
     }
+    storq_pt_attr a = {.name = (char *)name, .type = STORQ_PT_F64, .rank = 1, .n = p->P};
     double *x = calloc(p->P + 1, sizeof *x);
     if (!x)
-        return STORQ_RUNTIME_FAIL(err, "convert: out of memory");
-    for (size_t r = 0; r < p->P; r++)
-        x[r] = q->present[r] ? ra->num[r] : 0;
-    hsize_t n = p->P;
-    hid_t space = H5Screate_simple(1, &n, NULL);
-    hid_t a = space >= 0 ? H5Acreate2(dst, ra->name, H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                                      H5P_DEFAULT)
-                         : -1;
-    int ok = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, x) >= 0;
-    if (a >= 0)
-        H5Aclose(a);
-    storq_h5u_close_space(&space);
+        return oom(err);
+    for (size_t k = 0; k < p->P; k++)
+        x[k] = q->present[k] ? r->num[k] : 0;
+    a.data = x;
+    int rc = storq_cv_write_attr(dst, &a, err);
     free(x);
-    return ok ? STORQ_OK : storq_h5u_fail(err, dst, "cannot write attribute '%s'", ra->name);
+    return rc;
 }
 
-int storq_cv_quantity_attrs(const cv_plan *p, hid_t in, size_t qi, const char *sub, hid_t dst,
+int storq_cv_quantity_attrs(const cv_plan *p, size_t qi, const char *sub, hid_t dst,
                             storq_error *err)
 {
     const cv_qty *q = &p->q[qi];
-    char path[900], point[STORQ_SCHEMA_POINT_PATH_MAX];
-    size_t first = 0;
-    while (first < p->P && !q->present[first])
-        first++;
-    if (first == p->P)
-        return STORQ_OK;
-    storq_cv_point_path(p, first, point, sizeof point);
-    storq_cv_quantity_path(p, qi, sub, point, path, sizeof path);
-    hid_t src = H5Oopen(in, path, H5P_DEFAULT);
-    if (src < 0)
-        return storq_h5u_fail(err, in, "cannot open '%s'", path);
-    char **names = NULL;
-    int rc = storq_h5u_attr_names(src, &names) == 0
-                 ? STORQ_OK
-                 : storq_h5u_fail(err, src, "cannot list the attributes of '%s'", path);
-    size_t n = 0;
-    while (names && names[n])
-        n++;
-    for (size_t i = 0; i < n; i++) /* its checksum is not carried over: an empty name skips it */
-        if (strcmp(names[i], STORQ_SCHEMA_ATTR_CRC32) == 0)
-            names[i][0] = '\0';
-    row_attr *ra = rc ? NULL : calloc(n + 1, sizeof *ra);
-    if (!rc && !ra)
-        rc = STORQ_RUNTIME_FAIL(err, "convert: out of memory");
-    for (size_t i = 0; !rc && i < n; i++) {
-        ra[i].name = names[i];
-        ra[i].kind = names[i][0] ? attr_kind(src, names[i]) : 'o';
-        if ((ra[i].kind == 's' && !(ra[i].text = calloc(p->P + 1, sizeof *ra[i].text))) ||
-            (ra[i].kind == 'n' && !(ra[i].num = calloc(p->P + 1, sizeof *ra[i].num))))
-            rc = STORQ_RUNTIME_FAIL(err, "convert: out of memory");
-    }
-    for (size_t r = first; !rc && r < p->P; r++) { /* every row's object, opened once */
-        if (!q->present[r])
-            continue;
-        storq_cv_point_path(p, r, point, sizeof point);
-        storq_cv_quantity_path(p, qi, sub, point, path, sizeof path);
-        hid_t o = r == first ? src : H5Oopen(in, path, H5P_DEFAULT);
-        if (o < 0) {
-            rc = storq_h5u_fail(err, in, "cannot open '%s'", path);
-            break;
+    const cv_aset *s = aset_find(q, sub);
+    if (!s)
+        return q->npresent ? storq_fail(err, STORQ_ERR_USAGE, "convert: %s: '%s' has an object "
+                                        "at none of its points", p->in_path, q->name)
+                           : STORQ_OK;
+    if (s->seen != q->npresent)
+        return storq_fail(err, STORQ_ERR_USAGE, "convert: %s: '%s' lacks one of its objects at "
+                          "some points", p->in_path, q->name);
+    for (size_t i = 0; i < s->n; i++)
+        STORQ_TRY(write_one(p, q, s, i, dst, err));
+    return STORQ_OK;
+}
+
+void storq_cv_asets_free(cv_qty *q)
+{
+    for (size_t i = 0; i < q->nasets; i++) {
+        cv_aset *s = &q->asets[i];
+        for (size_t k = 0; k < s->n; k++) {
+            if (s->rows && s->rows[k].text)
+                for (size_t r = 0; r < q->len[0].rows; r++)
+                    free(s->rows[k].text[r]);
+            if (s->rows) {
+                free(s->rows[k].text);
+                free(s->rows[k].num);
+            }
+            free_attr(&s->first[k]);
         }
-        for (size_t i = 0; i < n; i++)
-            if (ra[i].kind != 'o')
-                read_row(o, &ra[i], r, first);
-        if (o != src)
-            H5Oclose(o);
+        free(s->first);
+        free(s->rows);
+        free(s->sub);
     }
-    for (size_t i = 0; !rc && i < n; i++)
-        if (names[i][0])
-            rc = write_attr(p, q, src, &ra[i], dst, err);
-    for (size_t i = 0; ra && i < n; i++) {
-        for (size_t r = 0; ra[i].text && r < p->P; r++)
-            free(ra[i].text[r]);
-        free(ra[i].text);
-        free(ra[i].num);
-    }
-    free(ra);
-    for (size_t i = 0; names && i < n; i++)
-        free(names[i]);
-    free(names);
-    H5Oclose(src);
-    return rc;
+    free(q->asets);
+    q->asets = NULL;
+    q->nasets = 0;
 }

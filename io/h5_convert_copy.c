@@ -12,15 +12,12 @@
 #include "h5_util.h"
 #include "schema.h"
 
-int storq_cv_copy(cv_plan *p, hid_t in, storq_error *err);
+int storq_cv_copy(cv_plan *p, storq_error *err);
 
 typedef struct copy_state {
     cv_plan *p;
-    hid_t in;
     size_t row;
-    hid_t pg, groups[CV_NGROUPS]; /* the point's group and its four */
-    hid_t og;                     /* the observable group open, of quantity oq */
-    size_t oq;
+    const storq_pt_node *pt, *groups[CV_NGROUPS]; /* the point and its four groups */
     unsigned char *scratch; /* one 1.x dataset's values */
     size_t scratch_len;
     int64_t *dimlen;      /* per dimension: its length at this point, -1 none */
@@ -129,52 +126,57 @@ static void scatter(unsigned char *to, const unsigned char *from, int rank, cons
         scatter(to + i * inner_dst, from + i * inner_src, rank - 1, src + 1, dst + 1, el);
 }
 
-/* The 1.x object a quantity's dataset reads: (group, name) below the point. */
-static int locate(copy_state *s, const cv_var *v, hid_t *loc, const char **name,
-                  storq_error *err)
+/* The 1.x object a quantity's dataset reads, below the point. */
+static const storq_pt_node *locate(const copy_state *s, const cv_var *v, const char **name)
 {
     const cv_qty *q = &s->p->q[v->ref];
-    if (v->rep) {
-        *loc = s->groups[CV_REP];
-        *name = q->name;
-        return STORQ_OK;
-    }
-    if (q->group != CV_OBS) {
-        *loc = s->groups[q->group];
-        *name = q->name;
-        return STORQ_OK;
-    }
-    if (s->og < 0 || s->oq != v->ref) {
-        if (s->og >= 0)
-            H5Gclose(s->og);
-        s->og = H5Gopen2(s->groups[CV_OBS], q->name, H5P_DEFAULT);
-        s->oq = v->ref;
-        if (s->og < 0)
-            return bad(s, "cannot open the observable", q->name, err);
-    }
-    *loc = s->og;
+    *name = q->name;
+    if (v->rep)
+        return storq_pt_find(s->groups[CV_REP], q->name);
+    const storq_pt_node *o = storq_pt_find(s->groups[q->group], q->name);
+    if (q->group != CV_OBS || !o)
+        return o;
     *name = v->leaf;
-    return STORQ_OK;
+    return storq_pt_find(o, v->leaf);
 }
 
 static int read_layout(copy_state *s, cv_var *v, storq_error *err)
 {
-    hid_t loc;
-    const char *name;
-    STORQ_TRY(locate(s, v, &loc, &name, err));
     const cv_qty *q = &s->p->q[v->ref];
-    char target[512];
-    ssize_t n = H5Lget_val(loc, STORQ_SCHEMA_BIN_EDGES, target, sizeof target, H5P_DEFAULT) < 0
-                    ? -1 : 0;
+    const storq_pt_node *og = storq_pt_find(s->groups[CV_OBS], q->name);
+    const storq_pt_node *l = og ? storq_pt_find(og, STORQ_SCHEMA_BIN_EDGES) : NULL;
     size_t skip = strlen(STORQ_SCHEMA_LAYOUTS_PATH) + 1;
-    for (size_t i = 0; n == 0 && strlen(target) > skip && i < q->nlayouts; i++)
-        if (strcmp(target + skip, q->layouts[i]) == 0) {
+    for (size_t i = 0; l && l->kind == STORQ_PT_SOFTLINK && strlen(l->target) > skip &&
+                       i < q->nlayouts; i++)
+        if (strcmp(l->target + skip, q->layouts[i]) == 0) {
             uint32_t k = (uint32_t)i;
             memcpy(slot(s, v), &k, 4);
             return STORQ_OK;
         }
-    H5Eclear2(H5E_DEFAULT);
     return bad(s, "a histogram's bin_edges link changed between the passes of", q->name, err);
+}
+
+/* n values of a dataset node as float64 (to_f64) or uint64, 8 bytes each, into to. */
+static void widen(unsigned char *to, const storq_pt_node *d, uint64_t n, int to_f64)
+{
+    size_t el = storq_pt_type_size(d->type);
+    if (el == 8 && (d->type == STORQ_PT_F64) == to_f64) {
+        memcpy(to, d->data, (size_t)n * 8);
+        return;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const unsigned char *e = (const unsigned char *)d->data + i * el;
+        double x = 0;
+        uint64_t u = 0;
+        switch (d->type) {
+        case STORQ_PT_F64: memcpy(&x, e, 8); u = (uint64_t)x; break;
+        case STORQ_PT_U64: memcpy(&u, e, 8); x = (double)u; break;
+        case STORQ_PT_I64: { int64_t k; memcpy(&k, e, 8); x = (double)k; u = (uint64_t)k; break; }
+        case STORQ_PT_U32: { uint32_t k; memcpy(&k, e, 4); x = k; u = k; break; }
+        default: { int32_t k; memcpy(&k, e, 4); x = k; u = (uint64_t)(int64_t)k; break; }
+        }
+        memcpy(to + i * 8, to_f64 ? (const void *)&x : (const void *)&u, 8);
+    }
 }
 
 /* The coordinate a dataset's values may give its dimension. */
@@ -192,45 +194,33 @@ static cv_coord *coord_of(const copy_state *s, const cv_var *v)
 
 static int read_quantity(copy_state *s, cv_var *v, storq_error *err)
 {
-    hid_t loc;
     const char *name;
-    STORQ_TRY(locate(s, v, &loc, &name, err));
-    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-    hid_t space = d >= 0 ? H5Dget_space(d) : -1;
-    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    const storq_pt_node *d = locate(s, v, &name);
+    if (!d || d->kind != STORQ_PT_DATASET || d->rank > CV_RANK_MAX)
+        return bad(s, "cannot read", name, err);
+    int rank = d->rank;
     hsize_t dims[CV_RANK_MAX] = {0};
-    hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    int rc = STORQ_OK;
-    if (rank < 0 || rank > CV_RANK_MAX || n < 0 ||
-        H5Sget_simple_extent_dims(space, dims, NULL) < 0)
-        rc = bad(s, "cannot read", name, err);
-    if (!rc && v->rank == 0 && n != 1)
-        rc = bad(s, "not one number as at the other points:", name, err);
-    if (!rc && v->rank > 0 && rank != v->rank) { /* a theory array of another rank: flat */
+    for (int i = 0; i < rank; i++)
+        dims[i] = d->dims[i];
+    uint64_t n = storq_pt_count(d);
+    if (v->rank == 0 && n != 1)
+        return bad(s, "not one number as at the other points:", name, err);
+    if (v->rank > 0 && rank != v->rank) { /* a theory array of another rank: flat */
         if (v->rank != 1)
-            rc = bad(s, "not of the rank it has at the other points:", name, err);
+            return bad(s, "not of the rank it has at the other points:", name, err);
         dims[0] = (hsize_t)n;
     }
-    for (int i = 0; !rc && i < v->rank; i++)
+    for (int i = 0; i < v->rank; i++)
         if (dims[i] > v->shape[i])
-            rc = bad(s, "longer than the plan made of it:", name, err);
-    if (!rc && (size_t)n * 8 > s->scratch_len) {
+            return bad(s, "longer than the plan made of it:", name, err);
+    if ((size_t)n * 8 > s->scratch_len) {
         unsigned char *grown = realloc(s->scratch, (size_t)n * 8);
         if (!grown)
-            rc = oom(err);
-        else {
-            s->scratch = grown;
-            s->scratch_len = (size_t)n * 8;
-        }
+            return oom(err);
+        s->scratch = grown;
+        s->scratch_len = (size_t)n * 8;
     }
-    if (!rc && n > 0 &&
-        H5Dread(d, v->cls == 'f' ? H5T_NATIVE_DOUBLE : H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
-                H5P_DEFAULT, s->scratch) < 0)
-        rc = bad(s, "cannot read", name, err);
-    storq_h5u_close_space(&space);
-    if (d >= 0)
-        H5Dclose(d);
-    STORQ_TRY(rc);
+    widen(s->scratch, d, n, v->cls == 'f');
     scatter(slot(s, v), s->scratch, v->rank, dims, v->shape, 8);
     for (int i = 0; i < v->rank; i++)
         s->dimlen[v->dim[i]] = (int64_t)dims[i];
@@ -254,52 +244,39 @@ static int read_column(copy_state *s, cv_var *v, storq_error *err)
             to[v->elsize - 1] = '\0';
         return STORQ_OK;
     }
-    if (!storq_h5u_has_attr(s->pg, c->name)) {
+    const storq_pt_attr *a = storq_pt_attr_find(s->pt, c->name);
+    if (!a) {
         if (v->cls == 'f')
             memcpy(to, &(double){NAN}, 8);
         return STORQ_OK;
     }
     if (v->cls == 's') {
-        char *text = NULL;
-        STORQ_TRY(storq_h5u_read_attr_string(s->pg, c->name, &text, err));
-        strncpy((char *)to, text, v->elsize - 1);
-        free(text);
+        if (a->type != STORQ_PT_STR || a->rank != 0)
+            return bad(s, "cannot read the attribute", c->name, err);
+        strncpy((char *)to, ((char *const *)a->data)[0], v->elsize - 1);
         return STORQ_OK;
     }
-    hid_t a = H5Aopen(s->pg, c->name, H5P_DEFAULT);
-    hid_t mt = v->cls == 'f' ? H5T_NATIVE_DOUBLE : v->cls == 'i' ? H5T_NATIVE_INT64
-                                                                 : H5T_NATIVE_UINT64;
-    herr_t rc = a >= 0 ? H5Aread(a, mt, to) : -1;
-    if (a >= 0)
-        H5Aclose(a);
-    return rc < 0 ? bad(s, "cannot read the attribute", c->name, err) : STORQ_OK;
-}
-
-static void close_point(copy_state *s)
-{
-    if (s->og >= 0)
-        H5Gclose(s->og);
-    s->og = -1;
-    for (int g = 0; g < CV_NGROUPS; g++) {
-        if (s->groups[g] >= 0)
-            H5Gclose(s->groups[g]);
-        s->groups[g] = -1;
+    if (a->type == STORQ_PT_STR || a->n != 1)
+        return bad(s, "cannot read the attribute", c->name, err);
+    storq_pt_node one = {.type = a->type, .data = a->data};
+    if (v->cls == 'i') { /* int64 columns: as the file's signed value */
+        int64_t k = a->type == STORQ_PT_F64 ? (int64_t)((const double *)a->data)[0]
+                    : a->type == STORQ_PT_I32 ? ((const int32_t *)a->data)[0]
+                    : a->type == STORQ_PT_U32 ? (int64_t)((const uint32_t *)a->data)[0]
+                                              : ((const int64_t *)a->data)[0];
+        memcpy(to, &k, 8);
+        return STORQ_OK;
     }
-    if (s->pg >= 0)
-        H5Gclose(s->pg);
-    s->pg = -1;
+    widen(to, &one, 1, v->cls == 'f');
+    return STORQ_OK;
 }
 
 static int open_point(copy_state *s, storq_error *err)
 {
-    char path[STORQ_SCHEMA_POINT_PATH_MAX];
-    storq_cv_point_path(s->p, s->row, path, sizeof path);
-    s->pg = H5Gopen2(s->in, path, H5P_DEFAULT);
-    if (s->pg < 0)
-        return bad(s, "cannot open", path, err);
+    STORQ_TRY(s->p->src.point(s->p->src.ctx, s->row, &s->pt, err));
     for (int g = 0; g < CV_NGROUPS; g++) {
-        s->groups[g] = H5Gopen2(s->pg, storq_cv_group_names[g], H5P_DEFAULT);
-        if (s->groups[g] < 0)
+        s->groups[g] = storq_pt_find(s->pt, storq_cv_group_names[g]);
+        if (!s->groups[g] || s->groups[g]->kind != STORQ_PT_GROUP)
             return bad(s, "cannot open", storq_cv_group_names[g], err);
     }
     return STORQ_OK;
@@ -328,7 +305,6 @@ static int copy_row(copy_state *s, storq_error *err)
         else if (v->role == CV_R_COL)
             rc = read_column(s, v, err);
     }
-    close_point(s);
     STORQ_TRY(rc);
     uint32_t crc = feed_u64(0, id);
     for (size_t i = 0; i < p->nv; i++) {
@@ -375,11 +351,9 @@ static int flush(copy_state *s, cv_var *v, storq_error *err)
     return STORQ_OK;
 }
 
-int storq_cv_copy(cv_plan *p, hid_t in, storq_error *err)
+int storq_cv_copy(cv_plan *p, storq_error *err)
 {
-    copy_state s = {.p = p, .in = in, .pg = -1, .og = -1};
-    for (int g = 0; g < CV_NGROUPS; g++)
-        s.groups[g] = -1;
+    copy_state s = {.p = p};
     s.dimlen = calloc(p->nd + 1, sizeof *s.dimlen);
     int rc = s.dimlen ? STORQ_OK : oom(err);
     for (size_t i = 0; !rc && i < p->nv; i++) {
@@ -395,7 +369,6 @@ int storq_cv_copy(cv_plan *p, hid_t in, storq_error *err)
         for (size_t i = 0; !rc && i < p->nv; i++)
             rc = flush(&s, &p->v[i], err);
     }
-    close_point(&s);
     for (size_t i = 0; i < p->nv; i++) {
         free(p->v[i].buf);
         p->v[i].buf = NULL;

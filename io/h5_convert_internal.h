@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "point_tree.h"
 
 #define CV_RANK_MAX 4 /* per-point rank of a 2.0 dataset: replication, rows, cols (+1 spare) */
 
@@ -53,6 +54,24 @@ typedef struct cv_dim {
     int64_t ncol;    /* index of its n_<dim> column in the point buffers when ragged */
 } cv_dim;
 
+/* The attributes of one object of a quantity over the rows (h5_convert_attrs.c): those of the
+ * first row that has it, and, for each that is not the same at every row, its value a row. */
+typedef struct cv_arow {
+    int kind;     /* 's' a scalar string, 'n' a scalar number, 'o' other (kept as the first) */
+    int differ;
+    char **text;  /* per row once they differ; "\x01missing" where a row lacks it */
+    double *num;  /* per row once they differ; NaN where a row lacks it */
+} cv_arow;
+
+typedef struct cv_aset {
+    char *sub;            /* NULL: the quantity's own object; a dataset of an observable's group
+                             ("mean", "axis"); or STORQ_CV_REPLICATIONS */
+    storq_pt_attr *first; /* the first row's attributes (copies) */
+    size_t n;
+    cv_arow *rows;        /* one per attribute of first */
+    size_t seen;          /* rows that had the object */
+} cv_aset;
+
 /* One observable, theory or comparison array: a unit present or absent at a point. */
 typedef struct cv_qty {
     int group;        /* CV_OBS, CV_THEORY, CV_COMP */
@@ -72,6 +91,8 @@ typedef struct cv_qty {
     char **layouts;   /* histogram: the layout names its points use, first seen first */
     size_t nlayouts;
     cv_coord axis_coord; /* its axis values (vector) or its values (a named theory array) */
+    cv_aset *asets;      /* its objects' attributes, gathered by the plan pass */
+    size_t nasets;
 } cv_qty;
 
 /* One column of /points from a point attribute (replications, events, parameters...). */
@@ -109,8 +130,16 @@ typedef struct cv_var {
     hid_t mtype, ftype; /* memory and file types */
 } cv_var;
 
+/* Where the points come from: the tree of row's point (p->ids[row]), valid until the next call
+ * (a 1.x file's point groups, h5_convert.c). Rows are asked for in order, in each pass. */
+typedef struct cv_source {
+    int (*point)(void *ctx, size_t row, const storq_pt_node **tree, storq_error *err);
+    void *ctx;
+} cv_source;
+
 typedef struct cv_plan {
     const char *in_path, *out_path;
+    cv_source src;
     size_t nindex;        /* rows of /points/index */
     size_t P;             /* rows of the 2.0 file: complete points */
     uint64_t *ids;        /* per row: point id */
@@ -133,14 +162,16 @@ typedef struct cv_plan {
 
 void storq_cv_plan_free(cv_plan *p);
 
-/* Plan pass: p->in_path open as in; fills everything but the vars. */
+/* Plan pass: p->in_path open as in (its index), the points from p->src; fills everything but
+ * the vars. */
 int storq_cv_plan_read(cv_plan *p, hid_t in, storq_error *err);
 /* The dimensions of every quantity (docs/hdf5-schema-2.md, "Dimensions"). */
 int storq_cv_plan_dims(cv_plan *p, storq_error *err);
 /* The list of 2.0 datasets (vars), in the file's order. */
 int storq_cv_plan_vars(cv_plan *p, storq_error *err);
 
-/* Write the whole 2.0 file (create, copy, scales, checksums) to the open out. */
+/* Write the whole 2.0 file (create, copy, scales, checksums) to the open out; in gives the
+ * root's attributes, /run, /layouts and /points/index, p->src the points. */
 int storq_cv_write(cv_plan *p, hid_t in, hid_t out, storq_error *err);
 
 /* The 1.x point group of row r's point: "/points/000042". */
@@ -149,18 +180,19 @@ void storq_cv_point_path(const cv_plan *p, size_t row, char *buf, size_t size);
 /* The dimension named name (created when absent); -1 on failure (out of memory). */
 ssize_t storq_cv_dim(cv_plan *p, const char *name);
 
-/* A quantity's attributes onto dst (h5_convert_attrs.c): each once when the same at every point
- * that has it, else one a row. sub: NULL for the quantity's own object (an observable's group, a
- * theory or comparison array), a dataset of an observable group ("mean", "axis"), or
- * STORQ_CV_REPLICATIONS for its /replications dataset. */
+/* A quantity's attributes (h5_convert_attrs.c). sub: NULL for the quantity's own object (an
+ * observable's group, a theory or comparison array), a dataset of an observable group ("mean",
+ * "axis"), or STORQ_CV_REPLICATIONS for its /replications dataset.
+ * Gathered in the plan pass: obj is that object at row row, whose point has quantity qi. */
 #define STORQ_CV_REPLICATIONS "\x01replications"
-int storq_cv_quantity_attrs(const cv_plan *p, hid_t in, size_t qi, const char *sub, hid_t dst,
+int storq_cv_attrs_gather(cv_plan *p, size_t qi, const char *sub, const storq_pt_node *obj,
+                          size_t row, storq_error *err);
+/* Written onto dst: each once when the same at every point that has it, else one a row. */
+int storq_cv_quantity_attrs(const cv_plan *p, size_t qi, const char *sub, hid_t dst,
                             storq_error *err);
-/* The 1.x path of quantity qi's object (sub as above) in the point group point. */
-void storq_cv_quantity_path(const cv_plan *p, size_t qi, const char *sub, const char *point,
-                            char *buf, size_t size);
-/* Copy attribute name of src to dst as it is. */
-int storq_cv_copy_attr(hid_t src, const char *name, hid_t dst, storq_error *err);
+void storq_cv_asets_free(cv_qty *q);
+/* A tree's attribute written to dst as storq writes its type. */
+int storq_cv_write_attr(hid_t dst, const storq_pt_attr *a, storq_error *err);
 
 /* Small helpers. */
 char *storq_cv_strdup(const char *s);

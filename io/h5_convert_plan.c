@@ -137,6 +137,7 @@ void storq_cv_plan_free(cv_plan *p)
         storq_cv_lens_free(&q->len[1]);
         storq_h5u_free_names(q->layouts, q->nlayouts);
         storq_cv_coord_free(&q->axis_coord);
+        storq_cv_asets_free(q);
     }
     free(p->q);
     for (size_t i = 0; i < p->nd; i++) {
@@ -224,73 +225,6 @@ static ssize_t col_find_or_add(cv_plan *p, const char *name, int cls)
     return c->name ? (ssize_t)(p->nc - 1) : -1;
 }
 
-typedef struct attr_scan {
-    cv_plan *p;
-    size_t row;
-    int failed;
-} attr_scan;
-
-static herr_t scan_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
-{
-    (void)info;
-    attr_scan *s = data;
-    for (const char *const *o = own_attrs; *o; o++)
-        if (strcmp(name, *o) == 0)
-            return 0;
-    if (is_param(s->p, name))
-        return 0;
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-    H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    int c = cls == H5T_FLOAT ? 'f' : cls == H5T_STRING ? 's'
-            : cls == H5T_INTEGER ? (H5Tget_sign(t) == H5T_SGN_2 ? 'i' : 'u') : 0;
-    ssize_t k = c ? col_find_or_add(s->p, name, c) : -1;
-    if (k >= 0 && c == 's') {
-        char *text = NULL;
-        storq_error ignore = {0};
-        if (storq_h5u_read_attr_string(loc, name, &text, &ignore) == STORQ_OK) {
-            size_t need = strlen(text) + 1;
-            if (need > s->p->c[k].size)
-                s->p->c[k].size = need;
-        }
-        free(text);
-    }
-    if (k >= 0 && strcmp(name, STORQ_SCHEMA_ATTR_REPLICATIONS) == 0) {
-        uint64_t r = 0;
-        if (H5Aread(a, H5T_NATIVE_UINT64, &r) >= 0)
-            s->p->reps[s->row] = r;
-        else
-            k = -1;
-    }
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    if (k < 0)
-        s->failed = 1;
-    return k < 0 ? -1 : 0;
-}
-
-/* The shape of loc/name: rank and dims (up to CV_RANK_MAX). */
-static int shape_of(hid_t loc, const char *name, int *rank, hsize_t *dims, int *cls)
-{
-    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-    hid_t s = d >= 0 ? H5Dget_space(d) : -1;
-    hid_t t = d >= 0 ? H5Dget_type(d) : -1;
-    int r = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
-    int ok = r >= 0 && r <= CV_RANK_MAX && H5Sget_simple_extent_dims(s, dims, NULL) >= 0;
-    if (cls && t >= 0)
-        *cls = H5Tget_class(t) == H5T_FLOAT ? 'f' : 'u';
-    *rank = r;
-    if (t >= 0)
-        H5Tclose(t);
-    if (s >= 0)
-        H5Sclose(s);
-    if (d >= 0)
-        H5Dclose(d);
-    return ok ? 0 : -1;
-}
-
 static int bad_point(const cv_plan *p, size_t row, const char *what, storq_error *err)
 {
     char path[STORQ_SCHEMA_POINT_PATH_MAX];
@@ -304,21 +238,55 @@ static int oom(storq_error *err)
     return STORQ_RUNTIME_FAIL(err, "convert: out of memory");
 }
 
-/* A histogram's layout: the name its bin_edges link to in /layouts. */
-static int layout_of(const cv_plan *p, size_t row, hid_t og, char **name, storq_error *err)
+/* A point attribute: its column (its class, a string's longest), and the point's replications. */
+static int scan_attr(cv_plan *p, size_t row, const storq_pt_attr *a, storq_error *err)
 {
-    H5L_info_t li;
-    char target[512];
+    for (const char *const *o = own_attrs; *o; o++)
+        if (strcmp(a->name, *o) == 0)
+            return STORQ_OK;
+    if (is_param(p, a->name))
+        return STORQ_OK;
+    int c = a->type == STORQ_PT_F64 ? 'f' : a->type == STORQ_PT_STR ? 's'
+            : a->type == STORQ_PT_I64 || a->type == STORQ_PT_I32 ? 'i' : 'u';
+    ssize_t k = col_find_or_add(p, a->name, c);
+    if (k < 0)
+        return oom(err);
+    if (c == 's' && a->rank == 0) {
+        size_t need = strlen(((char *const *)a->data)[0]) + 1;
+        if (need > p->c[k].size)
+            p->c[k].size = need;
+    }
+    if (strcmp(a->name, STORQ_SCHEMA_ATTR_REPLICATIONS) == 0) {
+        if (c != 'u' || a->rank != 0)
+            return bad_point(p, row, "its attributes cannot be read", err);
+        p->reps[row] = a->type == STORQ_PT_U64 ? ((const uint64_t *)a->data)[0]
+                                               : ((const uint32_t *)a->data)[0];
+    }
+    return STORQ_OK;
+}
+
+/* The shape of a dataset node: rank and dims (up to CV_RANK_MAX); NULL or another node: -1. */
+static int shape_of(const storq_pt_node *d, int *rank, hsize_t *dims)
+{
+    if (!d || d->kind != STORQ_PT_DATASET || d->rank > CV_RANK_MAX)
+        return -1;
+    *rank = d->rank;
+    for (int i = 0; i < d->rank; i++)
+        dims[i] = d->dims[i];
+    return 0;
+}
+
+/* A histogram's layout: the name its bin_edges link to in /layouts. */
+static int layout_of(const cv_plan *p, size_t row, const storq_pt_node *og, char **name,
+                     storq_error *err)
+{
+    const storq_pt_node *l = storq_pt_find(og, STORQ_SCHEMA_BIN_EDGES);
+    const char *top = STORQ_SCHEMA_LAYOUTS_PATH "/";
     *name = NULL;
-    if (H5Lget_info(og, STORQ_SCHEMA_BIN_EDGES, &li, H5P_DEFAULT) < 0 ||
-        li.type != H5L_TYPE_SOFT || li.u.val_size >= sizeof target ||
-        H5Lget_val(og, STORQ_SCHEMA_BIN_EDGES, target, sizeof target, H5P_DEFAULT) < 0 ||
-        strncmp(target, STORQ_SCHEMA_LAYOUTS_PATH "/", strlen(STORQ_SCHEMA_LAYOUTS_PATH) + 1)) {
-        H5Eclear2(H5E_DEFAULT);
+    if (!l || l->kind != STORQ_PT_SOFTLINK || strncmp(l->target, top, strlen(top)))
         return bad_point(p, row, "a histogram's bin_edges is not a link into /layouts (a file "
                          "written before schema 1.3): convert reads 1.3 files", err);
-    }
-    *name = storq_cv_strdup(target + strlen(STORQ_SCHEMA_LAYOUTS_PATH) + 1);
+    *name = storq_cv_strdup(l->target + strlen(top));
     return *name ? STORQ_OK : oom(err);
 }
 
@@ -335,24 +303,35 @@ static int add_layout(cv_qty *q, const char *name)
     return grown[q->nlayouts++] ? 0 : -1;
 }
 
-/* One observable of a point: its kind and shapes. */
-static int scan_observable(cv_plan *p, size_t row, hid_t obs, cv_qty *q, storq_error *err)
+/* The attributes of an observable's group and of its datasets (not the bin_edges link). */
+static int gather_observable(cv_plan *p, size_t qi, size_t row, const storq_pt_node *og,
+                             storq_error *err)
 {
-    hid_t og = H5Gopen2(obs, q->name, H5P_DEFAULT);
-    if (og < 0)
+    STORQ_TRY(storq_cv_attrs_gather(p, qi, NULL, og, row, err));
+    for (size_t i = 0; i < og->nkids; i++)
+        if (og->kids[i].kind == STORQ_PT_DATASET)
+            STORQ_TRY(storq_cv_attrs_gather(p, qi, og->kids[i].name, &og->kids[i], row, err));
+    return STORQ_OK;
+}
+
+/* One observable of a point: its kind and shapes. */
+static int scan_observable(cv_plan *p, size_t row, const storq_pt_node *og, size_t qi,
+                           storq_error *err)
+{
+    cv_qty *q = &p->q[qi];
+    if (og->kind != STORQ_PT_GROUP)
         return bad_point(p, row, "an observable cannot be opened", err);
-    char *kind = NULL;
-    int rc = storq_h5u_read_attr_string(og, "kind", &kind, err);
-    int k = rc ? 0 : !strcmp(kind, "scalar") ? 's' : !strcmp(kind, "vector") ? 'v'
+    const char *kind = storq_pt_attr_string(og, "kind");
+    int k = !kind ? 0 : !strcmp(kind, "scalar") ? 's' : !strcmp(kind, "vector") ? 'v'
                    : !strcmp(kind, "histogram") ? 'h' : 0;
-    free(kind);
-    if (!rc && (!k || (q->kind && q->kind != k)))
+    int rc = STORQ_OK;
+    if (!k || (q->kind && q->kind != k))
         rc = bad_point(p, row, "an observable's kind is unknown or differs between points", err);
     q->kind = k;
     int rank = 0;
     hsize_t dims[CV_RANK_MAX] = {0};
     if (!rc && k == 'v') {
-        if (shape_of(og, "mean", &rank, dims, NULL) != 0 || rank < 1 || rank > 2 ||
+        if (shape_of(storq_pt_find(og, "mean"), &rank, dims) != 0 || rank < 1 || rank > 2 ||
             (q->vrank && q->vrank != rank))
             rc = bad_point(p, row, "a vector observable's mean is not 1-D or 2-D alike at every "
                            "point", err);
@@ -360,17 +339,16 @@ static int scan_observable(cv_plan *p, size_t row, hid_t obs, cv_qty *q, storq_e
         for (int i = 0; !rc && i < rank; i++)
             if (lens_put(&q->len[i], q->present, row, (int64_t)dims[i]) != 0)
                 rc = oom(err);
-        if (!rc && storq_h5u_has_link(og, "axis")) {
+        const storq_pt_node *ax = storq_pt_find(og, "axis");
+        if (!rc && ax) {
             q->has_axis = 1;
-            hid_t ax = H5Dopen2(og, "axis", H5P_DEFAULT);
-            if (ax >= 0 && !q->axis_name && storq_h5u_has_attr(ax, "name"))
-                rc = storq_h5u_read_attr_string(ax, "name", &q->axis_name, err);
-            if (ax >= 0)
-                H5Dclose(ax);
+            const char *name = storq_pt_attr_string(ax, "name");
+            if (!q->axis_name && name && !(q->axis_name = storq_cv_strdup(name)))
+                rc = oom(err);
         }
     } else if (!rc && k == 'h') {
         char *layout = NULL;
-        if (shape_of(og, "counts", &rank, dims, NULL) != 0 || rank != 1)
+        if (shape_of(storq_pt_find(og, "counts"), &rank, dims) != 0 || rank != 1)
             rc = bad_point(p, row, "a histogram's counts are not 1-D", err);
         if (!rc && lens_put(&q->len[0], q->present, row, (int64_t)dims[0]) != 0)
             rc = oom(err);
@@ -380,78 +358,68 @@ static int scan_observable(cv_plan *p, size_t row, hid_t obs, cv_qty *q, storq_e
             rc = oom(err);
         free(layout);
     }
-    H5Gclose(og);
-    return rc;
+    return rc ? rc : gather_observable(p, qi, row, og, err);
 }
 
 /* A theory or comparison array of a point: its length and grid. */
-static int scan_array(cv_plan *p, size_t row, hid_t grp, cv_qty *q, storq_error *err)
+static int scan_array(cv_plan *p, size_t row, const storq_pt_node *d, size_t qi,
+                      storq_error *err)
 {
-    hid_t d = H5Dopen2(grp, q->name, H5P_DEFAULT);
-    hid_t s = d >= 0 ? H5Dget_space(d) : -1;
-    hssize_t n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
-    int rc = n < 0 ? bad_point(p, row, "a theory or comparison array cannot be read", err) : 0;
+    cv_qty *q = &p->q[qi];
+    if (d->kind != STORQ_PT_DATASET)
+        return bad_point(p, row, "a theory or comparison array cannot be read", err);
     q->kind = 'a';
-    if (!rc && lens_put(&q->len[0], q->present, row, (int64_t)n) != 0)
-        rc = oom(err);
-    if (!rc && !q->grid && storq_h5u_has_attr(d, "grid"))
-        rc = storq_h5u_read_attr_string(d, "grid", &q->grid, err);
-    if (s >= 0)
-        H5Sclose(s);
-    if (d >= 0)
-        H5Dclose(d);
-    return rc;
+    if (lens_put(&q->len[0], q->present, row, (int64_t)storq_pt_count(d)) != 0)
+        return oom(err);
+    const char *grid = storq_pt_attr_string(d, "grid");
+    if (!q->grid && grid && !(q->grid = storq_cv_strdup(grid)))
+        return oom(err);
+    return storq_cv_attrs_gather(p, qi, NULL, d, row, err);
 }
 
 /* The replications of an observable at a point: (R, ...) with R its replications. */
-static int scan_replications(cv_plan *p, size_t row, hid_t grp, const char *name,
-                             storq_error *err)
+static int scan_replications(cv_plan *p, size_t row, const storq_pt_node *d, storq_error *err)
 {
     int rank = 0;
     hsize_t dims[CV_RANK_MAX] = {0};
-    if (shape_of(grp, name, &rank, dims, NULL) != 0 || rank < 1 || dims[0] != p->reps[row])
+    if (shape_of(d, &rank, dims) != 0 || rank < 1 || dims[0] != p->reps[row])
         return bad_point(p, row, "a replications dataset does not hold the point's replications",
                          err);
     if ((int64_t)dims[0] > p->maxreps)
         p->maxreps = (int64_t)dims[0];
     for (size_t i = 0; i < p->nq; i++)
-        if (p->q[i].group == CV_OBS && !strcmp(p->q[i].name, name) && p->q[i].present[row])
-            return STORQ_OK;
+        if (p->q[i].group == CV_OBS && !strcmp(p->q[i].name, d->name) && p->q[i].present[row])
+            return storq_cv_attrs_gather(p, i, STORQ_CV_REPLICATIONS, d, row, err);
     return bad_point(p, row, "a replications dataset has no observable", err);
 }
 
 /* One group of a point (observables, replications, theory, comparison). */
-static int scan_group(cv_plan *p, size_t row, hid_t pg, int group, storq_error *err)
+static int scan_group(cv_plan *p, size_t row, const storq_pt_node *pt, int group,
+                      storq_error *err)
 {
-    hid_t g = H5Gopen2(pg, storq_cv_group_names[group], H5P_DEFAULT);
-    if (g < 0)
+    const storq_pt_node *g = storq_pt_find(pt, storq_cv_group_names[group]);
+    if (!g || g->kind != STORQ_PT_GROUP)
         return bad_point(p, row, "a point lacks one of its groups", err);
-    char **names = NULL;
-    size_t n = 0;
-    int rc = storq_h5u_list_links(g, &names, &n, err);
     ssize_t last = -1;
-    for (size_t i = 0; !rc && i < n; i++) {
+    int rc = STORQ_OK;
+    for (size_t i = 0; !rc && i < g->nkids; i++) {
+        const storq_pt_node *m = &g->kids[i];
         if (group == CV_REP) {
-            rc = scan_replications(p, row, g, names[i], err);
+            rc = scan_replications(p, row, m, err);
             continue;
         }
-        ssize_t k = qty_find_or_add(p, group, names[i], last);
-        if (k < -1) {
-            rc = oom(err);
-            break;
-        }
+        ssize_t k = qty_find_or_add(p, group, m->name, last);
+        if (k < -1)
+            return oom(err);
         cv_qty *q = &p->q[k];
         last = k;
-        if (q->present[row]) {
-            rc = bad_point(p, row, "a quantity is listed twice", err);
-            break;
-        }
-        rc = group == CV_OBS ? scan_observable(p, row, g, q, err) : scan_array(p, row, g, q, err);
-        q->present[row] = 1;
+        if (q->present[row])
+            return bad_point(p, row, "a quantity is listed twice", err);
+        q->present[row] = 1; /* before its attributes: a row's own counts as having it */
         q->npresent++;
+        rc = group == CV_OBS ? scan_observable(p, row, m, (size_t)k, err)
+                             : scan_array(p, row, m, (size_t)k, err);
     }
-    storq_h5u_free_names(names, n);
-    H5Gclose(g);
     return rc;
 }
 
@@ -507,21 +475,14 @@ int storq_cv_plan_read(cv_plan *p, hid_t in, storq_error *err)
     if (!p->reps)
         return oom(err);
     for (size_t row = 0; row < p->P; row++) {
-        char path[STORQ_SCHEMA_POINT_PATH_MAX];
-        storq_cv_point_path(p, row, path, sizeof path);
-        hid_t pg = H5Gopen2(in, path, H5P_DEFAULT);
-        if (pg < 0)
-            return bad_point(p, row, "cannot be opened", err);
-        attr_scan s = {p, row, 0};
-        hsize_t pos = 0;
-        int rc = H5Aiterate2(pg, H5_INDEX_NAME, H5_ITER_INC, &pos, scan_attr, &s) < 0 ||
-                 s.failed ? bad_point(p, row, "its attributes cannot be read", err) : 0;
-        for (int g = 0; !rc && g < CV_NGROUPS; g++) {
+        const storq_pt_node *pt = NULL;
+        STORQ_TRY(p->src.point(p->src.ctx, row, &pt, err));
+        for (size_t i = 0; i < pt->nattrs; i++)
+            STORQ_TRY(scan_attr(p, row, &pt->attrs[i], err));
+        for (int g = 0; g < CV_NGROUPS; g++) {
             int group = g == 0 ? CV_OBS : g == 1 ? CV_THEORY : g == 2 ? CV_COMP : CV_REP;
-            rc = scan_group(p, row, pg, group, err);
+            STORQ_TRY(scan_group(p, row, pt, group, err));
         }
-        H5Gclose(pg);
-        STORQ_TRY(rc);
         if ((int64_t)p->reps[row] > p->maxreps)
             p->maxreps = (int64_t)p->reps[row];
     }

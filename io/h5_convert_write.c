@@ -13,7 +13,7 @@
 #include "h5_util.h"
 #include "schema.h"
 
-int storq_cv_copy(cv_plan *p, hid_t in, storq_error *err);
+int storq_cv_copy(cv_plan *p, storq_error *err);
 
 #define NOT_A_VARIABLE "This is a netCDF dimension but not a netCDF variable."
 
@@ -52,24 +52,6 @@ static int copy_attrs(hid_t src, const char *path, hid_t dst, const char *const 
     return STORQ_OK;
 }
 
-int storq_cv_copy_attr(hid_t src, const char *name, hid_t dst, storq_error *err)
-{
-    if (storq_h5u_copy_attr(src, name, dst) < 0)
-        return storq_h5u_fail(err, dst, "cannot copy attribute '%s'", name);
-    return STORQ_OK;
-}
-
-void storq_cv_quantity_path(const cv_plan *p, size_t qi, const char *sub, const char *point,
-                            char *buf, size_t size)
-{
-    const cv_qty *q = &p->q[qi];
-    if (sub && strcmp(sub, STORQ_CV_REPLICATIONS) == 0)
-        snprintf(buf, size, "%s/" STORQ_SCHEMA_REPLICATIONS "/%s", point, q->name);
-    else
-        snprintf(buf, size, "%s/%s/%s%s%s", point, storq_cv_group_names[q->group], q->name,
-                 sub ? "/" : "", sub ? sub : "");
-}
-
 static const char *const skip_root[] = {STORQ_SCHEMA_ATTR_VERSION, NULL};
 
 static int stamp(hid_t obj, storq_error *err)
@@ -92,7 +74,7 @@ static int parent_group(cv_plan *p, hid_t in, hid_t out, const cv_var *v, hid_t 
     STORQ_TRY(storq_h5u_create_group(out, dir, g, err));
     if (strchr(dir, '/') && v->role != CV_R_COL && v->ref < p->nq) { /* observables/<name> */
         const cv_qty *q = &p->q[v->ref];
-        STORQ_TRY(storq_cv_quantity_attrs(p, in, v->ref, NULL, *g, err));
+        STORQ_TRY(storq_cv_quantity_attrs(p, v->ref, NULL, *g, err));
         if (q->kind == 'h')
             STORQ_TRY(storq_h5u_attr_strings(*g, "layouts", (const char *const *)q->layouts,
                                              q->nlayouts, err));
@@ -186,7 +168,7 @@ static int var_attrs(cv_plan *p, hid_t in, cv_var *v, storq_error *err)
     if (v->role == CV_R_QTY) {
         const cv_qty *q = &p->q[v->ref];
         const char *sub = v->rep ? STORQ_CV_REPLICATIONS : q->group == CV_OBS ? v->leaf : NULL;
-        STORQ_TRY(storq_cv_quantity_attrs(p, in, v->ref, sub, v->ds, err));
+        STORQ_TRY(storq_cv_quantity_attrs(p, v->ref, sub, v->ds, err));
     }
     if (v->role == CV_R_CRC || v->role == CV_R_CRCA) {
         const char **covers = calloc(p->nv + 1, sizeof *covers);
@@ -495,7 +477,7 @@ int storq_cv_write(cv_plan *p, hid_t in, hid_t out, storq_error *err)
     for (size_t i = 0; !rc && i < p->nv; i++)
         rc = create_var(p, in, out, &p->v[i], err);
     if (!rc)
-        rc = storq_cv_copy(p, in, err);
+        rc = storq_cv_copy(p, err);
     if (!rc)
         rc = attach_scales(p, in, out, point, err);
     if (!rc)

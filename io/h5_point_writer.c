@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "h5_checksum.h"
+#include "point_record.h"
 #include "h5_util.h"
 #include "schema.h"
 #include "utf8.h"
@@ -160,38 +161,12 @@ static int write_point_attrs(hid_t g, const storq_h5_file *f, const storq_params
     return STORQ_OK;
 }
 
-static const char *kind_name(storq_obs_kind kind)
-{
-    switch (kind) {
-    case STORQ_OBS_SCALAR:
-        return "scalar";
-    case STORQ_OBS_VECTOR:
-        return "vector";
-    case STORQ_OBS_HIST:
-        return "histogram";
-    }
-    return "unknown";
-}
-
-/* Shape of one replication's value of def (after the replication axis, if any). */
-static int value_shape(const storq_obs_def *def, hsize_t *dims)
-{
-    if (def->kind != STORQ_OBS_VECTOR)
-        return 0;
-    if (def->cols > 1) {
-        dims[0] = def->length / def->cols;
-        dims[1] = def->cols;
-        return 2;
-    }
-    dims[0] = def->length;
-    return 1;
-}
-
 static int write_summary(members *kids, hid_t file, const storq_obs_def *def,
                          const storq_summary *s, storq_error *err)
 {
-    hsize_t dims[2];
-    int nd = value_shape(def, dims);
+    uint64_t shape[2];
+    int nd = storq_point_value_shape(def, shape);
+    hsize_t dims[2] = {shape[0], shape[1]};
     size_t off = def->value_offset;
     STORQ_TRY(add_f64(kids, file, "mean", nd, dims, s->mean + off, err));
     STORQ_TRY(add_f64(kids, file, "stderr", nd, dims, s->stderr_ + off, err));
@@ -212,32 +187,13 @@ static int write_axis(members *kids, hid_t file, const storq_obs_def *def, storq
     return add_stamped(kids, "axis", d, err);
 }
 
-/* The sum of every replication's histogram sum, added in replication order (reproducible). */
-static double hist_total_sum(const storq_obs_def *def, const storq_point_result *res)
-{
-    double sum = 0;
-    for (size_t r = 0; r < res->replications; r++)
-        sum += res->values[r * res->schema->nvalues + def->value_offset];
-    return sum;
-}
-
-/* The name of def's layout in /layouts: the parameters its edges are a function of. */
-static void layout_name(const storq_obs_def *def, char *buf, size_t size)
-{
-    if (def->hist_kind == STORQ_HIST_LOGLIN)
-        snprintf(buf, size, "log-linear_emin%d_emax%d_sub%d", def->emin, def->emax,
-                 def->sub_bits);
-    else
-        snprintf(buf, size, "integer_bins%zu", def->nbins);
-}
-
 /* /layouts/NAME, the edges a histogram's bin_edges links to (path gets it), written with its
  * checksum by the first histogram of that layout in the file, so a sweep stores them once. */
 static int write_layout(hid_t file, const storq_obs_def *def, char *path, size_t size,
                         storq_error *err)
 {
     char name[96];
-    layout_name(def, name, sizeof name);
+    storq_point_layout_name(def, name, sizeof name);
     snprintf(path, size, STORQ_SCHEMA_LAYOUTS_PATH "/%s", name);
     if (storq_h5u_has_link(file, path))
         return STORQ_OK;
@@ -278,7 +234,7 @@ static int write_histogram(members *kids, hid_t file, const storq_obs_def *def,
     uint64_t count = 0;
     for (size_t j = 0; j < def->nbins + 2; j++)
         count += c[j];
-    double sum = hist_total_sum(def, res);
+    double sum = storq_point_hist_sum(def, res);
     double min = res->minmax[def->minmax_offset], max = res->minmax[def->minmax_offset + 1];
     double mean = count ? sum / (double)count : NAN;
     char edges[128];
@@ -298,7 +254,7 @@ static int write_histogram(members *kids, hid_t file, const storq_obs_def *def,
 
 static int write_observable_attrs(hid_t g, const storq_obs_def *def, storq_error *err)
 {
-    STORQ_TRY(storq_h5u_attr_string(g, "kind", kind_name(def->kind), err));
+    STORQ_TRY(storq_h5u_attr_string(g, "kind", storq_point_kind_name(def->kind), err));
     STORQ_TRY(storq_h5u_attr_string(g, "unit", def->unit, err));
     STORQ_TRY(storq_h5u_attr_string(g, "description", def->desc, err));
     if (def->kind != STORQ_OBS_HIST)
@@ -338,8 +294,9 @@ static int write_replication_values(members *reps, hid_t file, const storq_obs_d
                                     const storq_point_result *res, storq_error *err)
 {
     size_t R = res->replications, len = def->length, nv = res->schema->nvalues;
-    hsize_t dims[3] = {R};
-    int nd = 1 + value_shape(def, dims + 1);
+    uint64_t shape[2];
+    int nd = 1 + storq_point_value_shape(def, shape);
+    hsize_t dims[3] = {R, shape[0], shape[1]};
     double *buf = malloc((R * len + 1) * sizeof *buf);
     if (!buf)
         return storq_fail(err, STORQ_ERR_RUNTIME, "out of memory writing replications/%s",

@@ -15,6 +15,13 @@ set_tests_properties(h5_schema_python h5_python_package PROPERTIES LABELS "pytho
 set_tests_properties(h5_schema_python PROPERTIES TIMEOUT 30)
 set_tests_properties(h5_python_package PROPERTIES TIMEOUT 50)
 
+# Point trees (io/point_tree.h): built by hand, as records (every truncation and single-byte
+# corruption refused), written with HDF5 and read back, and /points/000000 of the writer's file.
+storq_unit_test(test_point_tree ${CMAKE_CURRENT_SOURCE_DIR}/test_point_tree.c)
+set_tests_properties(test_point_tree PROPERTIES LABELS "unit" TIMEOUT 30
+  FIXTURES_REQUIRED storq_h5_file DEPENDS test_h5_writer
+  ENVIRONMENT "${STORQ_MPI_ENV};STORQ_TEST_H5=${STORQ_TEST_H5}")
+
 # Replication-level checkpoints: written, resumed, overwritten, dropped, refused when their shape
 # is not the point's; then the schema checker and the analysis package on the partial file with a
 # checkpoint that the C test leaves behind.
