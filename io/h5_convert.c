@@ -17,11 +17,11 @@
 #include "partial_file.h"
 #include "schema.h"
 
-/* A 2.0 file keeps HDF5's own chunk B-trees (istore_k 32, 64 entries a node, about 2.6 KB a
- * dataset): a dataset of P rows may have up to P chunks, which the 1.x files' two-entry nodes
- * cannot index past 257 (docs/hdf5-schema.md, Storage), and another K would put the value in a
- * superblock extension, whose object header records its creation time: two conversions of one
- * file would then differ in those bytes. */
+/* A 2.0 file is made in the HDF5 1.10 file format (readable by HDF5 1.10 and newer, 2018 on):
+ * its chunk indexes (one chunk: none; a fixed number: an array) cost nothing like 1.8's B-trees
+ * (about 2.6 KB a dataset at HDF5's default istore_k, which also cannot index a dataset's 258th
+ * chunk at 1.x's istore_k of 1: docs/hdf5-schema.md, Storage). Its superblock records no time, so
+ * two conversions of one file are the same bytes. */
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -113,6 +113,8 @@ static int read_index(cv_plan *p, hid_t in, storq_error *err)
 static hid_t create_file(const char *partial)
 {
     hid_t fapl = storq_h5u_file_access(), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fapl >= 0) /* 1.10's chunk indexes: a dataset of one chunk has no B-tree node */
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
     if (fcpl >= 0) {
         H5Pset_obj_track_times(fcpl, 0);
         H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
@@ -146,18 +148,16 @@ static int group_point(void *ctx, size_t row, const storq_pt_node **tree, storq_
     return STORQ_OK;
 }
 
-static int convert(cv_plan *p, const char *partial, int *made, FILE *report, storq_error *err)
+/* The plan of in's points and the 2.0 file written to tmp (created here: *made), with room
+ * bytes of disk reserved for it first when room > 0 (a full disk fails before HDF5 writes). */
+static int plan_and_write(cv_plan *p, hid_t in, const char *tmp, uint64_t room, int *made,
+                          storq_error *err)
 {
-    hid_t in = -1;
-    storq_h5_checked checked;
-    STORQ_TRY(first_look(p->in_path, p->from_version, err));
-    STORQ_TRY(storq_h5_open_checked(p->in_path, "is a run still writing it?", &in, &checked,
-                                    err));
     size_t nver = 0;
-    int rc = storq_h5u_read_attr_i32_array(in, STORQ_SCHEMA_ATTR_VERSION, p->from_version, 2,
-                                           &nver, err);
     group_source groups = {p, in, NULL};
     p->src = (cv_source){group_point, &groups};
+    int rc = storq_h5u_read_attr_i32_array(in, STORQ_SCHEMA_ATTR_VERSION, p->from_version, 2,
+                                           &nver, err);
     if (!rc)
         rc = find_points(p, in, err);
     if (!rc)
@@ -169,11 +169,13 @@ static int convert(cv_plan *p, const char *partial, int *made, FILE *report, sto
     if (!rc)
         rc = storq_cv_plan_vars(p, err);
     if (!rc)
-        rc = storq_partial_create(p->out_path, partial, "convert", err);
+        rc = storq_partial_create(p->out_path, tmp, "convert", err);
     *made = !rc;
-    hid_t out = rc ? -1 : create_file(partial);
+    if (!rc && room)
+        rc = storq_partial_reserve(tmp, room, "the finished file", err);
+    hid_t out = rc ? -1 : create_file(tmp);
     if (!rc && out < 0)
-        rc = storq_h5u_fail_file(err, partial, "cannot create the HDF5 file");
+        rc = storq_h5u_fail_file(err, tmp, "cannot create the HDF5 file");
     if (!rc)
         rc = storq_cv_write(p, in, out, err);
     for (size_t i = 0; i < p->nv; i++) /* every dataset closed before the file */
@@ -182,8 +184,19 @@ static int convert(cv_plan *p, const char *partial, int *made, FILE *report, sto
             p->v[i].ds = -1;
         }
     if (out >= 0 && H5Fclose(out) < 0 && !rc)
-        rc = storq_h5u_fail_file(err, partial, "cannot close the file");
+        rc = storq_h5u_fail_file(err, tmp, "cannot close the file");
     storq_pt_free(groups.tree);
+    return rc;
+}
+
+static int convert(cv_plan *p, const char *partial, int *made, FILE *report, storq_error *err)
+{
+    hid_t in = -1;
+    storq_h5_checked checked;
+    STORQ_TRY(first_look(p->in_path, p->from_version, err));
+    STORQ_TRY(storq_h5_open_checked(p->in_path, "is a run still writing it?", &in, &checked,
+                                    err));
+    int rc = plan_and_write(p, in, partial, 0, made, err);
     H5Fclose(in);
     if (!rc && report) {
         size_t ragged = 0;
@@ -194,6 +207,33 @@ static int convert(cv_plan *p, const char *partial, int *made, FILE *report, sto
                 (int)p->from_version[1], p->P, p->P == 1 ? "" : "s", p->out_path, p->nv, p->nd,
                 ragged);
     }
+    return rc;
+}
+
+char *storq_h5_finishing_name(const char *final_path)
+{
+    size_t n = strlen(final_path) + sizeof ".finishing";
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s.finishing", final_path);
+    return s;
+}
+
+int storq_h5_finish_columnar(hid_t in, const char *in_path, const char *final_path, int replace,
+                             uint64_t room, storq_error *err)
+{
+    char *tmp = storq_h5_finishing_name(final_path);
+    if (!tmp)
+        return STORQ_RUNTIME_FAIL(err, "out of memory");
+    cv_plan p = {.in_path = in_path, .out_path = final_path, .index_type = -1, .written = 1};
+    int made = 0;
+    int rc = plan_and_write(&p, in, tmp, room, &made, err);
+    storq_cv_plan_free(&p);
+    if (!rc)
+        rc = storq_partial_commit(tmp, final_path, replace, err);
+    else if (made)
+        unlink(tmp);
+    free(tmp);
     return rc;
 }
 

@@ -139,6 +139,7 @@ typedef struct cv_source {
 
 typedef struct cv_plan {
     const char *in_path, *out_path;
+    int written;          /* a run's or merge's own file finished as 2.0, not a conversion */
     cv_source src;
     size_t nindex;        /* rows of /points/index */
     size_t P;             /* rows of the 2.0 file: complete points */

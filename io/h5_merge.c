@@ -16,6 +16,9 @@
 
 #include "file_kind.h"
 #include "h5_check.h"
+#include "h5_convert.h"
+#include "h5_rows_tree.h"
+#include "point_tree.h"
 #include "h5_run.h"
 #include "h5_util.h"
 #include "partial_file.h"
@@ -31,6 +34,7 @@ typedef struct merge_input {
     size_t complete, interrupted; /* point groups with and without status "complete" */
     size_t checkpointed;          /* unfinished points with a checkpoint (never copied) */
     uint32_t index_crc;           /* of its /points/index: every input's must be the same */
+    int columnar;                 /* a schema 2.0 file: its points are rows */
     int records_damaged;          /* a salvage's input whose /run records cannot be read */
 } merge_input;
 
@@ -91,6 +95,26 @@ static size_t count_checkpoints(hid_t file, const merge *m)
     return n;
 }
 
+/* A 2.0 file's points: every row is a complete point (state 1), the others absent (0). */
+static int scan_rows(hid_t file, const char *path, size_t npoints, unsigned char *state,
+                     storq_error *err)
+{
+    storq_rows_tree *rows = NULL;
+    memset(state, 0, npoints);
+    STORQ_TRY(storq_rows_tree_open(file, path, &rows, err));
+    int rc = STORQ_OK;
+    for (size_t r = 0; !rc && r < storq_rows_tree_count(rows); r++) {
+        uint64_t id = storq_rows_tree_point(rows, r);
+        if (id >= npoints)
+            rc = storq_fail(err, STORQ_ERR_USAGE, "merge: %s: row %zu holds point %llu, not a "
+                            "point of the run", path, r, (unsigned long long)id);
+        else
+            state[id] = 1;
+    }
+    storq_rows_tree_close(&rows);
+    return rc;
+}
+
 /* Input i's run, checked against the first input's; its complete points claimed in m->owner. */
 static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
 {
@@ -120,7 +144,11 @@ static int read_input(merge *m, size_t i, hid_t file, storq_error *err)
         return storq_fail(err, STORQ_ERR_USAGE, "merge: %s and %s hold different runs (their "
                           "/" STORQ_SCHEMA_POINTS "/" STORQ_SCHEMA_INDEX " differ: other "
                           "parameter values)", in->path, m->in[0].path);
-    STORQ_TRY(storq_h5_run_scan_points(file, m->npoints, m->state, 0, err));
+    in->columnar = storq_schema_major(file) == STORQ_SCHEMA_MAJOR_COLUMNAR;
+    if (in->columnar)
+        STORQ_TRY(scan_rows(file, in->path, m->npoints, m->state, err));
+    else
+        STORQ_TRY(storq_h5_run_scan_points(file, m->npoints, m->state, 0, err));
     for (size_t p = 0; p < m->npoints; p++) {
         in->interrupted += m->state[p] == 2;
         if (m->state[p] != 1)
@@ -161,7 +189,7 @@ static int collect(merge *m, char *const *inputs, storq_error *err)
 static const char *const own_root_attrs[] = {
     STORQ_SCHEMA_ATTR_VERSION, STORQ_SCHEMA_ATTR_COMMAND_LINE, STORQ_SCHEMA_ATTR_CREATED,
     STORQ_SCHEMA_ATTR_TASK_INDEX, STORQ_SCHEMA_ATTR_TASK_COUNT,
-    STORQ_SCHEMA_ATTR_COMMAND_LINE "_bytes", NULL};
+    STORQ_SCHEMA_ATTR_COMMAND_LINE "_bytes", "converted_from", NULL};
 
 static herr_t copy_root_attr(hid_t src, const char *name, const H5A_info_t *info, void *data)
 {
@@ -223,6 +251,13 @@ static int write_root(const merge *m, hid_t src, hid_t out, const char *command_
     STORQ_TRY(storq_h5u_create_group(out, STORQ_SCHEMA_POINTS, &points, err));
     herr_t rc = H5Ocopy(src, STORQ_SCHEMA_INDEX_PATH, points, STORQ_SCHEMA_INDEX, H5P_DEFAULT,
                         H5P_DEFAULT);
+    /* from a 2.0 file: its dimension scale (references into that file) and attribute checksum
+     * are 2.0's, not 1.x's */
+    for (int k = 0; rc >= 0 && k < 2; k++) {
+        const char *a = k ? STORQ_SCHEMA_ATTR_CRC32 : "DIMENSION_LIST";
+        if (H5Aexists_by_name(points, STORQ_SCHEMA_INDEX, a, H5P_DEFAULT) > 0)
+            rc = H5Adelete_by_name(points, STORQ_SCHEMA_INDEX, a, H5P_DEFAULT);
+    }
     H5Gclose(points);
     if (rc < 0)
         return storq_h5u_fail(err, out, "cannot copy " STORQ_SCHEMA_INDEX_PATH " from %s",
@@ -291,9 +326,38 @@ static int stopped(storq_error *err)
                       "the inputs are untouched", storq_stop_signal());
 }
 
+/* A 2.0 input's points: each row it owns rebuilt as the point group it was (io/h5_rows_tree.h)
+ * and written as 1.x writes one. */
+static int copy_rows(const merge *m, size_t i, hid_t src, hid_t out, storq_error *err)
+{
+    storq_rows_tree *rows = NULL;
+    STORQ_TRY(storq_rows_tree_open(src, m->in[i].path, &rows, err));
+    int rc = STORQ_OK;
+    for (size_t r = 0; !rc && r < storq_rows_tree_count(rows); r++) {
+        uint64_t p = storq_rows_tree_point(rows, r);
+        if (storq_stop_signal()) {
+            rc = stopped(err);
+            break;
+        }
+        if (p >= m->npoints || m->owner[p] != i + 1)
+            continue;
+        char name[STORQ_SCHEMA_POINT_PATH_MAX];
+        storq_schema_point_path((size_t)p, name, sizeof name);
+        storq_pt_node *tree = NULL;
+        rc = storq_rows_tree_get(rows, r, &tree, err);
+        if (!rc)
+            rc = storq_pt_write_h5(out, out, name, tree, err);
+        storq_pt_free(tree);
+    }
+    storq_rows_tree_close(&rows);
+    return rc;
+}
+
 /* Input i's points, in id order. */
 static int copy_points(const merge *m, size_t i, hid_t src, hid_t out, storq_error *err)
 {
+    if (m->in[i].columnar)
+        return copy_rows(m, i, src, out, err);
     for (size_t p = 0; p < m->npoints; p++) {
         if (storq_stop_signal())
             return stopped(err);
@@ -401,8 +465,23 @@ static void report_inputs(const merge *m, FILE *report)
     }
 }
 
+/* The merged partial (every point in it) finished as out_path, in the columnar layout. */
+static int finish_columnar(const char *partial, const char *out_path, storq_error *err)
+{
+    struct stat st;
+    uint64_t room = stat(partial, &st) == 0 ? (uint64_t)st.st_size : 0;
+    hid_t in = H5Fopen(partial, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (in < 0)
+        return storq_h5u_fail_file(err, partial, "cannot open the merged file");
+    int rc = storq_h5_finish_columnar(in, partial, out_path, 1, room + (1u << 20), err);
+    H5Fclose(in);
+    if (!rc)
+        unlink(partial);
+    return rc;
+}
+
 static int merge_files(const char *out_path, char *const *inputs, size_t ninputs,
-                       const char *command_line, FILE *report, int salvage,
+                       const char *command_line, int schema, FILE *report, int salvage,
                        int *records_lost, storq_error *err)
 {
     storq_h5u_quiet();
@@ -426,7 +505,8 @@ static int merge_files(const char *out_path, char *const *inputs, size_t ninputs
     for (size_t p = 0; !rc && p < m.npoints; p++)
         missing += m.owner[p] == 0;
     if (!rc && missing == 0) {
-        rc = storq_partial_commit(partial, out_path, 1, err); /* checked under the lock */
+        rc = schema == 2 ? finish_columnar(partial, out_path, err) /* checked under the lock */
+                         : storq_partial_commit(partial, out_path, 1, err);
         if (!rc)
             fprintf(report, "merge: %s: all %zu points of the run\n", out_path, m.npoints);
     } else if (!rc) {
@@ -452,14 +532,14 @@ static int merge_files(const char *out_path, char *const *inputs, size_t ninputs
 }
 
 int storq_h5_merge(const char *out_path, char *const *inputs, size_t ninputs,
-                   const char *command_line, FILE *report, storq_error *err)
+                   const char *command_line, int schema, FILE *report, storq_error *err)
 {
-    return merge_files(out_path, inputs, ninputs, command_line, report, 0, NULL, err);
+    return merge_files(out_path, inputs, ninputs, command_line, schema, report, 0, NULL, err);
 }
 
 int storq_h5_merge_salvage(const char *out_path, char *input, const char *command_line,
                            FILE *report, int *records_lost, storq_error *err)
 {
     char *inputs[1] = {input};
-    return merge_files(out_path, inputs, 1, command_line, report, 1, records_lost, err);
+    return merge_files(out_path, inputs, 1, command_line, 1, report, 1, records_lost, err);
 }

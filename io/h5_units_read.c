@@ -127,8 +127,8 @@ int storq_h5_units_read(const char *path, const char *label, storq_units_read *o
     memset(out, 0, sizeof *out);
     storq_h5u_quiet();
     hid_t file;
-    STORQ_TRY(storq_schema_open(path, label, STORQ_SCHEMA_READ, STORQ_INFO_WRITING_HINT, &file,
-                                NULL, err));
+    STORQ_TRY(storq_schema_open(path, label, STORQ_SCHEMA_READ_COLUMNAR, STORQ_INFO_WRITING_HINT,
+                                &file, NULL, err));
     int rc = storq_h5_check_file(file, path, label, NULL, err);
     if (!rc)
         rc = storq_h5u_read_attr_string(file, STORQ_SCHEMA_ATTR_MODEL, &out->model, err);

@@ -308,6 +308,19 @@ int storq_h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values,
     return rc;
 }
 
+int storq_h5u_attr_numbers(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                           const void *values, size_t n, storq_error *err)
+{
+    hsize_t dims[1] = {n};
+    hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, dims, NULL);
+    if (space < 0)
+        return storq_h5u_fail(err, loc, "cannot make a dataspace for attribute '%s'", name);
+    static const uint64_t none = 0; /* HDF5 wants a buffer even for no values */
+    int rc = write_attr(loc, name, ftype, mtype, space, values && n ? values : &none, err);
+    H5Sclose(space);
+    return rc;
+}
+
 int storq_h5u_deflate_available(void)
 {
     unsigned config = 0;
@@ -419,6 +432,12 @@ int storq_h5u_new_u64(hid_t loc, const char *name, int ndims, const hsize_t *dim
                       const uint64_t *data, hid_t *out, storq_error *err)
 {
     return write_dataset(loc, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, ndims, dims, data, out, err);
+}
+
+int storq_h5u_new_array(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int ndims,
+                        const hsize_t *dims, const void *data, hid_t *out, storq_error *err)
+{
+    return write_dataset(loc, name, ftype, mtype, ndims, dims, data, out, err);
 }
 
 int storq_h5u_write_string(hid_t loc, const char *name, const char *text, storq_error *err)

@@ -81,6 +81,10 @@ int storq_h5u_new_f64(hid_t loc, const char *name, int ndims, const hsize_t *dim
                       const double *data, hid_t *out, storq_error *err);
 int storq_h5u_new_u64(hid_t loc, const char *name, int ndims, const hsize_t *dims,
                       const uint64_t *data, hid_t *out, storq_error *err);
+/* The same of any numeric file type ftype (IEEE f64 LE, std integers LE), data in memory type
+ * mtype: the datasets of a point tree (point_tree.h) of other types than f64 and u64. */
+int storq_h5u_new_array(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int ndims,
+                        const hsize_t *dims, const void *data, hid_t *out, storq_error *err);
 int storq_h5u_link(hid_t parent, const char *name, hid_t obj, storq_error *err);
 
 /* Attributes on loc. */
@@ -92,6 +96,10 @@ int storq_h5u_attr_u64(hid_t loc, const char *name, uint64_t value, storq_error 
 int storq_h5u_attr_i64(hid_t loc, const char *name, int64_t value, storq_error *err);
 int storq_h5u_attr_i32_array(hid_t loc, const char *name, const int32_t *values, size_t n,
                              storq_error *err);
+/* A numeric attribute of any file type ftype, values in memory type mtype: a scalar (rank 0,
+ * one value) or a 1-D array of n (n may be 0). */
+int storq_h5u_attr_numbers(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                           const void *values, size_t n, storq_error *err);
 
 /* Datasets under loc: rank 0 (scalar) when ndims == 0, else the given shape. */
 int storq_h5u_write_f64(hid_t loc, const char *name, int ndims, const hsize_t *dims,

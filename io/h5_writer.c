@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "h5_check.h"
 #include "h5_checksum.h"
+#include "h5_convert.h"
 #include "h5_merge.h"
 #include "h5_library.h"
 #include "h5_run.h"
@@ -360,6 +362,7 @@ int storq_h5_create(const char *final_path, const storq_run_meta *meta, const st
     if (!f)
         return err->code;
     f->replace = meta->force;
+    f->schema = meta->schema == 2 ? 2 : 1;
     int rc = storq_output_lock_take(final_path, "--output", &f->lock, err);
     if (!rc) /* again under the lock: a run that finished since the first look wrote it */
         rc = storq_partial_check_final(final_path, f->replace, "--output", err);
@@ -410,6 +413,23 @@ int storq_h5_reserve(storq_h5_file *f, uint64_t bytes, const char *what, storq_e
     return storq_partial_reserve(f->partial_path, bytes, what, err);
 }
 
+/* Schema 2: the finished file written from the flushed partial, which is then removed; kept when
+ * that fails (every point is in it: --resume finishes it again). */
+static int finish_columnar(storq_h5_file *f, storq_error *err)
+{
+    struct stat st;
+    uint64_t room = stat(f->partial_path, &st) == 0 ? (uint64_t)st.st_size : 0;
+    int rc = storq_h5_finish_columnar(f->file, f->partial_path, f->final_path, f->replace,
+                                      room + (1u << 20), err);
+    herr_t closed = H5Fclose(f->file);
+    f->file = -1;
+    if (!rc && closed >= 0)
+        unlink(f->partial_path);
+    else
+        storq_partial_trim(f->partial_path);
+    return rc;
+}
+
 int storq_h5_finish(storq_h5_file **pf, storq_error *err)
 {
     storq_h5_file *f = pf ? *pf : NULL;
@@ -417,6 +437,11 @@ int storq_h5_finish(storq_h5_file **pf, storq_error *err)
         return STORQ_RUNTIME_FAIL(err, "storq_h5_finish: no open results file");
     if (H5Fflush(f->file, H5F_SCOPE_GLOBAL) < 0) {
         int rc = storq_h5u_fail(err, f->file, "cannot flush the file");
+        storq_h5_close(pf);
+        return rc;
+    }
+    if (f->schema == 2) {
+        int rc = finish_columnar(f, err);
         storq_h5_close(pf);
         return rc;
     }
@@ -564,6 +589,7 @@ int storq_h5_resume(const char *final_path, const storq_run_meta *meta, const st
     if (!f)
         return err->code;
     f->replace = meta->force;
+    f->schema = meta->schema == 2 ? 2 : 1;
     int rc = storq_output_lock_take(final_path, "--resume", &f->lock, err);
     if (!rc)
         rc = storq_partial_check_final(final_path, f->replace, "--resume", err);

@@ -22,6 +22,8 @@ typedef struct storq_run_meta {
     int mpi_ranks, omp_threads;
     size_t task_index, task_count; /* --task I/N; a count of 0 or 1 is the whole run */
     int force; /* --force: the final rename may replace a file of that name */
+    int schema; /* the finished file's schema major: 2 (columnar) or anything else 1.x (a
+                 * group a point, as the partial file is) */
 } storq_run_meta;
 
 typedef struct storq_h5_file storq_h5_file;
@@ -64,7 +66,8 @@ hid_t storq_h5_file_id(const storq_h5_file *f);
  * disk fails here, cleanly, and not inside HDF5 (storq_partial_reserve). */
 int storq_h5_reserve(storq_h5_file *f, uint64_t bytes, const char *what, storq_error *err);
 
-/* Close and rename NAME.partial to NAME. *f becomes NULL. */
+/* Close and rename NAME.partial to NAME; with schema 2, NAME is written from NAME.partial in
+ * the columnar layout (docs/hdf5-schema-2.md) and NAME.partial removed. *f becomes NULL. */
 int storq_h5_finish(storq_h5_file **f, storq_error *err);
 
 /* Close without renaming: the partial file stays for --resume. Accepts NULL and *f == NULL. */

@@ -18,6 +18,7 @@ struct storq_h5_file {
     storq_output_lock *lock; /* NAME.lock, held from before the partial is touched to the end */
     int write_failed;        /* a point's write failed: what HDF5 still holds stays off the disk */
     int replace;             /* --force: the final rename may replace a file of that name */
+    int schema;              /* of the finished file: 1 or 2 (storq_run_meta) */
 };
 
 #endif

@@ -1,6 +1,7 @@
 /* A point of a results file as a tree in memory: the objects of a schema 1.x point group (groups,
  * datasets, soft links) with their attributes, values included. It is what the writers and
- * readers of points have in common: a 1.x point group read from a file (storq_pt_read_h5), a
+ * readers of points have in common: a 1.x point group read from a file (storq_pt_read_h5) or
+ * written to one (storq_pt_write_h5: storq merge's points of schema 2.0 files), a
  * point built from a run's results, a record of the partial file's log (storq_pt_serialise /
  * storq_pt_deserialise), and the input of the 2.0 writer (io/h5_convert*.c), which so writes the
  * same file from any of them (docs/architecture.md, "The results file at scale").
@@ -113,5 +114,25 @@ int storq_pt_deserialise(const unsigned char *bytes, size_t size, storq_pt_node 
  * object of a type or shape outside the above is a usage error naming its path. */
 int storq_pt_read_h5(hid_t loc, const char *path, const char *const *skip, storq_pt_node **root,
                      storq_error *err);
+
+/* ---- to an HDF5 file ----
+ * tree written as the group name under parent (name: a link name or a path HDF5 resolves from
+ * parent, its groups existing; file: the file the objects are made in, parent's), as
+ * storq_h5_write_point writes a point (io/h5_point_writer.c): each object anonymous and whole
+ * before the next one, bottom up: a dataset's data, attributes and checksum (crc32); a group's
+ * members, then its attributes, checksum, links in order and status; the group linked into
+ * parent last. The 1.x writer's creation properties (h5_util.h: chunked and deflated from
+ * STORQ_H5U_COMPRESS_MIN bytes, compact groups tracking creation order) and file types (IEEE f64
+ * LE, std u64/i64/u32/i32 LE, vlen UTF-8 strings, text that is not UTF-8 escaped as
+ * storq_utf8_text does); soft links as soft links, their targets as they are (a histogram's
+ * bin_edges needs its /layouts dataset, which the caller writes). The root's own name is not used;
+ * the file is not flushed (the caller's choice: each point, or once at the end).
+ * The tree is checked first: what a point tree cannot hold (see above; an attribute crc32, the
+ * writer's own: read with skip; a name empty, with '/' or twice in one group; name existing in
+ * parent already) is a usage error naming the object and writes nothing. A failure of HDF5 is a
+ * runtime error (h5_util.h's message, the tree object it was writing added) that links nothing:
+ * the objects made so far are closed unlinked. Every id opened is closed either way. */
+int storq_pt_write_h5(hid_t file, hid_t parent, const char *name, const storq_pt_node *tree,
+                      storq_error *err);
 
 #endif

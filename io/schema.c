@@ -97,13 +97,17 @@ static int check_here(void *ctx, void *result, storq_error *err)
     if (v.major != STORQ_SCHEMA_MAJOR && v.major != STORQ_SCHEMA_MAJOR_COLUMNAR)
         return refuse(err, label, "%s has format version %d.%d; this storq reads %d.x and %d.0",
                       path, v.major, v.minor, STORQ_SCHEMA_MAJOR, STORQ_SCHEMA_MAJOR_COLUMNAR);
-    if (v.major == STORQ_SCHEMA_MAJOR_COLUMNAR && use != STORQ_SCHEMA_READ_COLUMNAR)
+    if (v.major == STORQ_SCHEMA_MAJOR_COLUMNAR && use == STORQ_SCHEMA_READ)
         return refuse(err, label, "%s has format version %d.%d (columnar, written by storq "
                       "convert): %s reads %d.x files so far; give it the %d.x file that was "
                       "converted", path, v.major, v.minor,
                       use == STORQ_SCHEMA_MERGE ? "storq merge" : label ? label : "this command",
                       STORQ_SCHEMA_MAJOR, STORQ_SCHEMA_MAJOR);
-    if (use == STORQ_SCHEMA_MERGE && v.minor > STORQ_SCHEMA_MINOR)
+    if (use == STORQ_SCHEMA_MERGE && v.major == STORQ_SCHEMA_MAJOR_COLUMNAR && v.minor > 0)
+        return refuse(err, label, "%s has format version %d.%d; this storq merges files up to "
+                      "%d.0 (use the storq that wrote it)", path, v.major, v.minor,
+                      STORQ_SCHEMA_MAJOR_COLUMNAR);
+    if (use == STORQ_SCHEMA_MERGE && v.major == STORQ_SCHEMA_MAJOR && v.minor > STORQ_SCHEMA_MINOR)
         return refuse(err, label, "%s has format version %d.%d; this storq merges files up to "
                       "%d.%d (use the storq that wrote it)", path, v.major, v.minor,
                       STORQ_SCHEMA_MAJOR, STORQ_SCHEMA_MINOR);

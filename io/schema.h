@@ -156,7 +156,8 @@ extern const char *const storq_schema_point_names[];
 
 /* What a file may be used for: a reader takes any minor version of its major; a merge rewrites
  * the root, so it must know every attribute there: no minor version newer than this storq's.
- * STORQ_SCHEMA_READ and _MERGE take 1.x files; STORQ_SCHEMA_READ_COLUMNAR also 2.0 files. */
+ * STORQ_SCHEMA_READ takes 1.x files; STORQ_SCHEMA_MERGE and STORQ_SCHEMA_READ_COLUMNAR also 2.0
+ * files. */
 typedef enum storq_schema_use {
     STORQ_SCHEMA_READ,
     STORQ_SCHEMA_MERGE,

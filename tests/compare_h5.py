@@ -17,7 +17,7 @@ import h5py
 import numpy as np
 
 RUN_ATTRS = {"created", "hostname", "mpi_ranks", "omp_threads", "command_line", "wall_seconds",
-             "git_commit", "storq_version"}
+             "git_commit", "storq_version", "converted_from"}
 # The run's record of itself (docs/hdf5-schema.md, "The run's units"): when and where each unit ran,
 # which differs from run to run. Left out on both sides, so files and digests made before it
 # existed still compare.
@@ -33,6 +33,11 @@ RUN_RECORD_ATTRS = {"workers", "wall_seconds", "busy_seconds", "parallel_efficie
 CHECKSUM_ATTRS = {"crc32"}
 
 
+# Schema 2.0 keeps the per-point wall_seconds as a column, and the row checksum /points/crc32
+# covers it: both differ between runs of the same results; every other column is compared.
+RUN_COLUMNS = {"points/wall_seconds", "points/crc32"}
+
+
 def ignored_attr(name, key):
     return key in RUN_ATTRS or key in CHECKSUM_ATTRS or (name == "run" and key in RUN_RECORD_ATTRS)
 
@@ -46,11 +51,12 @@ LAYOUTS = "layouts"
 
 def items(f):
     out = {}
+    columnar = int(np.asarray(f.attrs.get("format_version", [1, 0]))[0]) == 2
 
     def walk(group, prefix):
         for key in group:
             name = prefix + key
-            if name == LAYOUTS or any(name == r for r in RUN_RECORD):
+            if name == LAYOUTS or name in RUN_RECORD or (columnar and name in RUN_COLUMNS):
                 continue
             obj = group[key]  # follows soft links
             out[name] = obj
@@ -59,6 +65,18 @@ def items(f):
     walk(f, "")
     out["/"] = f
     return out
+
+
+def by_name(f, value):
+    """Schema 2.0's dimension scales tie datasets together with object references (the
+    DIMENSION_LIST and REFERENCE_LIST attributes), which are addresses in the file: compared by the
+    names of the objects they point to."""
+    a = np.asarray(value)
+    if a.dtype.kind == "O" and a.size and isinstance(a.ravel()[0], np.ndarray):
+        return np.array([f[r].name for row in a.ravel() for r in row], dtype=object)
+    if a.dtype.names and "dataset" in a.dtype.names:
+        return np.array([(f[r].name, int(d)) for r, d in a.tolist()], dtype=object)
+    return value
 
 
 def same(a, b):
@@ -93,7 +111,7 @@ def digest(path):
                 out[name] = "group"
             for key in obj.attrs:
                 if not ignored_attr(name, key):
-                    out[f"{name}@{key}"] = fingerprint(obj.attrs[key])
+                    out[f"{name}@{key}"] = fingerprint(by_name(f, obj.attrs[key]))
     return out
 
 
@@ -117,7 +135,7 @@ def compare_files(path_a, path_b):
                     continue
                 if key not in oa.attrs or key not in ob.attrs:
                     problems.append(f"{name}@{key}: attribute missing in one file")
-                elif not same(oa.attrs[key], ob.attrs[key]):
+                elif not same(by_name(fa, oa.attrs[key]), by_name(fb, ob.attrs[key])):
                     problems.append(f"{name}@{key}: attribute differs")
     return problems
 

@@ -4,8 +4,8 @@
 # attributes) converted with `storq convert` print the same tables as their 1.x files, the root
 # lines aside, and so do three of them converted by the reference converter; --format csv and
 # json give the 1.x file's values; a value or an attribute changed behind the checksums is
-# refused (exit 2, naming the object and the point, nothing printed); merge, which reads 1.x
-# only, refuses a 2.0 file with a message naming it, exit 2, and writes nothing.
+# refused (exit 2, naming the object and the point, nothing printed), by merge too; merge of a
+# 2.0 file holds the results of its 1.x file.
 set -uo pipefail
 storq=$1; python=$2; here=$(cd "$(dirname "$0")" && pwd); work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -82,11 +82,16 @@ rc=0; "$storq" info value.h5 --format csv > out.txt 2> err.txt || rc=$?
 [ "$rc" = 2 ] && grep -qF "point 5 (row 5)" err.txt && [ ! -s out.txt ] ||
   fail "info --format csv of a damaged 2.0 file: exit $rc, $(cat err.txt)"
 
-# what reads 1.x only says so
+# merge reads 2.0 files: the merge of a conversion holds its 1.x file's results; a damaged one is
+# refused, naming the point, and nothing is written
 rc=0; "$storq" merge merged.h5 sm_steady.2.h5 > /dev/null 2> err.txt || rc=$?
-[ "$rc" = 2 ] && grep -qF "storq merge reads 1.x files" err.txt && [ ! -e merged.h5 ] &&
-  [ ! -e merged.h5.partial ] || fail "merge of a 2.0 file: exit $rc, $(cat err.txt)"
-echo "merge of a 2.0 file: $(cat err.txt)"
+[ "$rc" = 0 ] || fail "merge of a 2.0 file: exit $rc, $(cat err.txt)"
+"$python" "$here/compare_h5.py" merged.h5 one/sm_steady.h5 > cmp.txt ||
+  fail "the merge of sm_steady.2.h5 differs from sm_steady.h5: $(head -3 cmp.txt)"
+rc=0; "$storq" merge merged_bad.h5 value.h5 > /dev/null 2> err.txt || rc=$?
+[ "$rc" = 2 ] && grep -qF "point 5 (row 5)" err.txt && [ ! -e merged_bad.h5 ] &&
+  [ ! -e merged_bad.h5.partial ] || fail "merge of a damaged 2.0 file: exit $rc, $(cat err.txt)"
+echo "merge of a damaged 2.0 file: $(cat err.txt)"
 
 [ "$failures" = 0 ] && echo "e2e_info_columnar: all passed" || echo "e2e_info_columnar: $failures failure(s)"
 exit $((failures > 0))

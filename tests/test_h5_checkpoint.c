@@ -439,7 +439,7 @@ static void test_left_behind(const storq_params *points)
     char *inputs[] = {(char *)partial};
     FILE *report = fopen("test_h5_checkpoint_merge.txt", "w");
     err = (storq_error){0};
-    CHECK(report && storq_h5_merge(merged, inputs, 1, "storq merge", report, &err) ==
+    CHECK(report && storq_h5_merge(merged, inputs, 1, "storq merge", 1, report, &err) ==
                         STORQ_ERR_RUNTIME); /* point 1 is in no input */
     if (report)
         fclose(report);

@@ -312,7 +312,7 @@ static void test_merge(const storq_params *points)
     /* Task 1's file first: its /run comes along. */
     char *both[] = {(char *)t1, (char *)t0};
     FILE *report = fopen("test_h5_units_merge.txt", "w");
-    CHECK(report && storq_h5_merge(merged, both, 2, "storq merge", report, &err) == STORQ_OK);
+    CHECK(report && storq_h5_merge(merged, both, 2, "storq merge", 1, report, &err) == STORQ_OK);
     if (report)
         fclose(report);
     remove("test_h5_units_merge.txt");
@@ -327,7 +327,7 @@ static void test_merge(const storq_params *points)
     /* Task 1's file alone: a whole-run partial; its resume drops task 1's table. */
     char *one[] = {(char *)t1};
     report = fopen("test_h5_units_merge.txt", "w");
-    CHECK(report && storq_h5_merge(merged, one, 1, "storq merge", report, &err) ==
+    CHECK(report && storq_h5_merge(merged, one, 1, "storq merge", 1, report, &err) ==
                         STORQ_ERR_RUNTIME);
     if (report)
         fclose(report);

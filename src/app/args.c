@@ -32,6 +32,8 @@ static const char **valued_option(storq_args *args, const char *a)
         return &args->workers;
     if (is(a, "--calibrate-from", NULL))
         return &args->calibrate_from;
+    if (is(a, "--schema", NULL))
+        return &args->schema;
     return NULL;
 }
 

@@ -18,7 +18,7 @@ typedef struct storq_args {
     const char *target; /* the model name or the sweep file; NULL when not given */
     /* run options, NULL when not given (the sweep file's [run] values then stand) */
     const char *replications, *seed, *output, *zip, *task, *precision, *max_replications,
-        *memory_limit, *workers, *calibrate_from;
+        *memory_limit, *workers, *calibrate_from, *schema;
     int resume, quiet, allow_unstable, help, force, dry_run;
     storq_arg_param *params; /* model parameters, in the order given */
     size_t nparams;

@@ -139,7 +139,7 @@ static int open_output(run_state *st, storq_error *err)
     const storq_run_spec *spec = st->spec;
     storq_run_meta meta = {spec->command_line, spec->config_text, spec->seed, spec->replications,
                            st->nranks, omp_get_max_threads(), spec->task_index, spec->task_count,
-                           spec->force};
+                           spec->force, spec->schema ? spec->schema : 1};
     if (st->rank != 0)
         return STORQ_OK;
     if (spec->task_index >= spec->npoints)

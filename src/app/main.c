@@ -27,6 +27,7 @@
 #include "registry.h"
 #include "report.h"
 #include "args.h"
+#include "run_options.h"
 #include "run_spec.h"
 #include "storq_version.h"
 #include "table.h"
@@ -44,10 +45,11 @@ static const char usage_text[] =
     "  (options and parameters in any order, before or after the model, as --name value or --name=value (a value starting with -: --name=-x); --help with a model lists its parameters)\n"
     "  (lists: --n 10,100,1000 runs the Cartesian product; --zip n,arrivals advances those lists together)\n"
     "  (--task I/N: only the points p with p % N == I, task I of a job array of N, to merge later)\n"
+    "  (--schema 2: the finished file in schema 2.0, columnar: a row a point, named dimensions; default 1.x, a group a point)\n"
     "  storq models [MODEL]        parameters, defaults, units, docs\n"
     "  storq theory MODEL [--param value ...] [--only A,B] [--format table|csv|json]   analytic companions only\n"
     "  storq info FILE.h5 [--format table|csv|json]   what a results file holds\n"
-    "  storq merge [--force] OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
+    "  storq merge [--force] [--schema 2] OUT.h5 IN.h5...  the files of a job array's tasks into one results file\n"
     "  storq convert [--force] IN.h5 OUT.h5  a finished results file (schema 1.x) into schema 2.0's columnar layout\n"
     "  (one dataset per quantity, a row per point, with netCDF dimensions: xarray and ncdump read it)\n"
     "  storq help [COMMAND|MODEL]  a command's usage, or a model's summary and parameters\n"
@@ -195,7 +197,7 @@ static int check_merge_paths(const char *out, char *const *inputs, size_t n, int
  * merge's own: the lock held and OUT.partial checked absent or --force given) and the lock, and
  * the process ends with status 3. The inputs are only ever read. */
 typedef struct merge_stop {
-    char lock[4200], partial[4200];
+    char lock[4200], partial[4200], finishing[4200];
     const char *label; /* the command: "merge" when NULL */
     atomic_int partial_ours;
 } merge_stop;
@@ -203,8 +205,10 @@ typedef struct merge_stop {
 static void merge_stopped(void *arg)
 {
     merge_stop *stop = arg;
-    if (atomic_load(&stop->partial_ours))
+    if (atomic_load(&stop->partial_ours)) {
         unlink(stop->partial);
+        unlink(stop->finishing);
+    }
     unlink(stop->lock);
     char msg[160];
     int len = snprintf(msg, sizeof msg, "storq: %s: stopped by signal %d; nothing was written "
@@ -217,7 +221,7 @@ static void merge_stopped(void *arg)
 static int cmd_merge(int argc, char **argv)
 {
     storq_error err = {0};
-    static const char usage[] = "storq merge [--force] OUT.h5 IN.h5 [IN.h5 ...]";
+    static const char usage[] = "storq merge [--force] [--schema 1|2] OUT.h5 IN.h5 [IN.h5 ...]";
     char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) {
         fprintf(stderr, "storq: error: out of memory\n");
@@ -226,10 +230,16 @@ static int cmd_merge(int argc, char **argv)
     /* a stop removes the lock and the partial file, and leaves the inputs alone */
     storq_interrupt_install();
     size_t n = 0;
-    int force = 0;
+    int force = 0, schema = 1;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--force")) {
             force = 1;
+        } else if (!strcmp(argv[i], "--schema") || !strncmp(argv[i], "--schema=", 9)) {
+            const char *v = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+            if (storq_runopt_schema(&schema, v, &err)) {
+                free(paths);
+                return report_error(&err, 0);
+            }
         } else if (argv[i][0] == '-' && argv[i][1]) {
             free(paths);
             fprintf(stderr, "storq: error: merge: unknown option '%s' (a file whose name starts "
@@ -259,6 +269,7 @@ static int cmd_merge(int argc, char **argv)
     if (!rc) {
         snprintf(stop.lock, sizeof stop.lock, "%s.lock", paths[0]);
         snprintf(stop.partial, sizeof stop.partial, "%s.partial", paths[0]);
+        snprintf(stop.finishing, sizeof stop.finishing, "%s.finishing", paths[0]);
         storq_interrupt_watchdog(0.5, merge_stopped, &stop);
     }
     if (!rc)
@@ -268,7 +279,7 @@ static int cmd_merge(int argc, char **argv)
         rc = storq_fail(&err, STORQ_STOPPED, "merge: stopped by signal %d; nothing was written "
                         "and the inputs are untouched", storq_interrupted());
     if (!rc)
-        rc = storq_h5_merge(paths[0], paths + 1, n - 1, command, stdout, &err);
+        rc = storq_h5_merge(paths[0], paths + 1, n - 1, command, schema, stdout, &err);
     storq_interrupt_watchdog_end();
     storq_output_lock_release(&lock);
     free(command);

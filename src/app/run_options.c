@@ -196,3 +196,16 @@ int storq_runopt_zip(storq_run_spec *spec, const char *what, const char *text, s
         return STORQ_ERR_RUNTIME;
     return storq_spec_where(&spec->zip_where, what, err);
 }
+
+int storq_runopt_schema(int *schema, const char *text, storq_error *err)
+{
+    if (!strcmp(text, "2") || !strcmp(text, "2.0"))
+        *schema = 2;
+    else if (!strcmp(text, "1") || !strcmp(text, "1.x"))
+        *schema = 1;
+    else
+        return storq_fail(err, STORQ_ERR_USAGE, "--schema: '%.40s' is not a layout storq writes: "
+                          "1 (a group a point, the default) or 2 (columnar: a row a point, named "
+                          "dimensions)", text);
+    return STORQ_OK;
+}

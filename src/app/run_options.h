@@ -32,4 +32,7 @@ int storq_runopt_split_zip(const storq_run_spec *spec, const char *text, const c
                            char ***names, size_t *n, storq_error *err);
 int storq_runopt_zip(storq_run_spec *spec, const char *what, const char *text, storq_error *err);
 
+/* --schema 1|2 (also 1.x, 2.0): the finished results file's layout (docs/hdf5-schema-2.md). */
+int storq_runopt_schema(int *schema, const char *text, storq_error *err);
+
 #endif

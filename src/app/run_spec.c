@@ -453,6 +453,8 @@ static int apply_run_options(storq_run_spec *spec, const storq_args *a, storq_er
     if (a->max_replications)
         STORQ_TRY(storq_runopt_max_replications(spec, "--max-replications", a->max_replications,
                                                 err));
+    if (a->schema)
+        STORQ_TRY(storq_runopt_schema(&spec->schema, a->schema, err));
     spec->memory_limit = a->memory_limit;
     spec->workers = a->workers;
     spec->calibrate_from = a->calibrate_from;

@@ -44,6 +44,7 @@ typedef struct storq_run_spec {
                                       0 and 1 for the whole run */
     int resume;
     int force;          /* --force: replace an existing output (finished or partial) */
+    int schema;         /* --schema 1|2: the finished file's layout (0: 1, a group a point) */
     int allow_unstable;
     int quiet;
     int help;           /* --help was given: nothing else was parsed; model set if one was named */

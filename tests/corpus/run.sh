@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The regression corpus: small runs of every model and mode, written to OUTDIR/NAME.h5. A refactor
 # must leave every file bit for bit the same (tests/compare_h5.py): tests/corpus/check.sh compares a
-# fresh run with the files committed here. Usage: run.sh STORQ OUTDIR
+# fresh run with the files committed here. Usage: run.sh STORQ OUTDIR [SCHEMA]; the digests are of
+# schema 1.x files (SCHEMA 1, the default here), check.sh also compares 2.0 runs with them.
 set -euo pipefail
-storq=$1; out=$2; mkdir -p "$out"
-run() { local name=$1; shift; rm -f "$out/$name.h5"; OMP_NUM_THREADS=2 "$storq" run "$@" --seed 5 --quiet -o "$out/$name.h5" >/dev/null; }
+storq=$1; out=$2; schema=${3:-1}; mkdir -p "$out"
+run() { local name=$1; shift; rm -f "$out/$name.h5"; OMP_NUM_THREADS=2 "$storq" run "$@" --seed 5 --quiet --schema "$schema" -o "$out/$name.h5" >/dev/null; }
 # supermarket: steady state on both engines and both samplings, batches (k > 1); transient from
 # empty and from the fixed point.
 run sm_steady supermarket --n 40 --L 2,3 --k 1 --lambda 0.85 --sampling with,without \
