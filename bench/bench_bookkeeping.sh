@@ -25,8 +25,9 @@
 # every size by 100 (and the timeout defaults to 60 s); --scale S divides them by S. On 2026-12-07
 # (eaf047b, 2 cores at load 3-4) --quick took 2.7 minutes, --scale 10 22 minutes (one round each),
 # most of it `storq info` and Python reading the points files. BENCH_ONLY=reps (a regex of case
-# kinds: reps, points, info, frame, convert, info2, frame2) runs those cases alone. convert,
-# info2 and frame2: the points files converted to schema 2.0 (`storq convert`) and read.
+# kinds: reps, points, points2, info, frame, convert, info2, frame2) runs those cases alone.
+# convert, info2 and frame2: the points files converted to schema 2.0 (`storq convert`) and read;
+# points2: the same runs finished into 2.0 by `storq run --schema 2`.
 #   usage: bench/bench_bookkeeping.sh STORQ [ROUNDS] [--quick | --scale S]   (default 3 rounds)
 set -euo pipefail
 [ $# -ge 1 ] || { grep -m1 "usage:" "$0" | sed "s/^# *//" >&2; exit 2; }
@@ -59,6 +60,7 @@ for n in "${points[@]}"; do  # %.7f keeps 1e5 values spaced 1e-5 apart distinct
 done
 cases=(); for r in "${reps[@]}"; do cases+=("reps:$r:vader"); done; cases+=("reps:${reps[3]}:tcp")
 for n in "${points[@]}"; do cases+=("points:$n"); done
+for n in "${points[0]}" "${points[2]}"; do cases+=("points2:$n"); done
 for n in "${points[2]}" "${points[3]}"; do cases+=("info:$n" "frame:$n"); done
 # schema 2.0: the points files converted (storq convert), then read as above
 for n in "${points[2]}" "${points[3]}"; do cases+=("convert:$n" "info2:$n" "frame2:$n"); done
@@ -75,10 +77,11 @@ run() {
   rm -f rss.* err.txt
   t0=$EPOCHREALTIME
   case $kind in
-    reps|points)
+    reps|points|points2)
       [ "${case##*:}" = tcp ] && extra=(--mca btl self,tcp)
       out=$kind.$size.h5; what=(supermarket --lambda 0.9 -r "$size")
       [ "$kind" = points ] && what=("sweep.$size.ini" -r 1)
+      [ "$kind" = points2 ] && what=("sweep.$size.ini" -r 1 --schema 2)
       rm -f "$out" "$out.partial" "$out.lock"
       # each rank stops itself at the timeout (storq ends cleanly on SIGTERM), so that
       # /usr/bin/time still writes its peak RSS; the outer timeout is only a safety net
@@ -121,7 +124,7 @@ print(t1 - t0, time.perf_counter() - t1)' "$file" > py.txt 2> err.txt || rc=$? ;
 f = h5py.File(sys.argv[1], "r"); u = f["run/units"][()]
 print(f["run"].attrs["wall_seconds"], open("rss.0").read().split()[-1], os.path.getsize(sys.argv[1]),
       u[u["rep"] < 0]["cpu_seconds"].sum())' "$out")" >> figures.txt
-        [ "$kind" = reps ] && rm -f "$out" ;;  # the points files are read by info and frame
+        [ "$kind" != points ] && rm -f "$out" ;;  # the points files are read by info and frame
     esac
   fi
   echo "round $round $case: ${skip[$case]:-$wall s}" >&2
@@ -192,6 +195,12 @@ table("N points x 1 replication, 2 ranks of one thread (medians; per point = wal
        f"ratio to N = {N0} (command, /run)", "rank 0 peak RSS", "theory CPU (in the run)", "file",
        "bytes per point"],
       [f"points:{n}" for n in points], points, 1e3,
+      lambda m, n: [f"{m[5]:.2f} s", f"{m[4] / 1e6:.1f} MB", f"{m[4] / n:.0f}"])
+table("The same, finished into schema 2.0 (`storq run --schema 2`: the 1.x partial, then the 2.0 file)",
+      ["N", "rounds", "wall (command)", "/run wall_seconds", "ms per point (command, /run)",
+       f"ratio to N = {N0} (command, /run)", "rank 0 peak RSS", "theory CPU (in the run)", "file",
+       "bytes per point"],
+      [f"points2:{n}" for n in (N0, N2)], [N0, N2], 1e3,
       lambda m, n: [f"{m[5]:.2f} s", f"{m[4] / 1e6:.1f} MB", f"{m[4] / n:.0f}"])
 
 print("\nReading a points file (medians; storq.open() and .frame() timed inside Python)\n")
