@@ -16,6 +16,11 @@ add_test(NAME e2e_corpus_unchanged
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check.sh ${STORQ_BIN} ${STORQ_PYTHON})
 set_tests_properties(e2e_corpus_unchanged PROPERTIES LABELS "corpus" TIMEOUT 90
   ENVIRONMENT "${STORQ_MPI_ENV}")
+# the same runs finished into schema 2.0 (--schema 2) against the conversion of their 1.x files
+add_test(NAME e2e_corpus_schema2
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_schema2.sh ${STORQ_BIN} ${STORQ_PYTHON})
+set_tests_properties(e2e_corpus_schema2 PROPERTIES LABELS "corpus" TIMEOUT 300
+  ENVIRONMENT "${STORQ_MPI_ENV}")
 # The same bits from an -O3 -march=native build (storq only, in build/tests/build_flags), and
 # the user's flags are the ones used. It builds with -j 2: it takes both of CTest's slots.
 add_test(NAME build_flags_corpus

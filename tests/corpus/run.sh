@@ -2,7 +2,8 @@
 # The regression corpus: small runs of every model and mode, written to OUTDIR/NAME.h5. A refactor
 # must leave every file bit for bit the same (tests/compare_h5.py): tests/corpus/check.sh compares a
 # fresh run with the files committed here. Usage: run.sh STORQ OUTDIR [SCHEMA]; the digests are of
-# schema 1.x files (SCHEMA 1, the default here), check.sh also compares 2.0 runs with them.
+# schema 1.x files (SCHEMA 1, the default here); check_schema2.sh compares 2.0 runs (SCHEMA 2)
+# with the conversions of 1.x ones.
 set -euo pipefail
 storq=$1; out=$2; schema=${3:-1}; mkdir -p "$out"
 run() { local name=$1; shift; rm -f "$out/$name.h5"; OMP_NUM_THREADS=2 "$storq" run "$@" --seed 5 --quiet --schema "$schema" -o "$out/$name.h5" >/dev/null; }
