@@ -220,8 +220,10 @@ char *storq_h5_finishing_name(const char *final_path)
 }
 
 int storq_h5_finish_columnar(hid_t in, const char *in_path, const char *final_path, int replace,
-                             uint64_t room, storq_error *err)
+                             storq_error *err)
 {
+    struct stat st; /* room for it: the partial's size (2.0 is smaller) and 1 MiB */
+    uint64_t room = (stat(in_path, &st) == 0 ? (uint64_t)st.st_size : 0) + (1u << 20);
     char *tmp = storq_h5_finishing_name(final_path);
     if (!tmp)
         return STORQ_RUNTIME_FAIL(err, "out of memory");

@@ -19,12 +19,12 @@ int storq_h5_convert(const char *in_path, const char *out_path, int replace, FIL
                      storq_error *err);
 
 /* A run's or merge's own 1.x partial file, open as in, every point of it complete and checked by
- * its writer, finished as the 2.0 file final_path: written as final_path.finishing (about room
- * bytes reserved on disk first), then renamed (replacing final_path only with replace). The
+ * its writer, finished as the 2.0 file final_path: written as final_path.finishing (as many bytes
+ * as the partial holds reserved on disk first: a full disk fails before HDF5 writes), then renamed (replacing final_path only with replace). The
  * partial is left as it is: the caller removes it once this succeeded, and keeps it otherwise (a
  * --resume finishes it again). */
 int storq_h5_finish_columnar(hid_t in, const char *in_path, const char *final_path, int replace,
-                             uint64_t room, storq_error *err);
+                             storq_error *err);
 /* final_path.finishing (malloc'd). */
 char *storq_h5_finishing_name(const char *final_path);
 

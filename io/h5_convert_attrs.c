@@ -156,29 +156,6 @@ int storq_cv_attrs_gather(cv_plan *p, size_t qi, const char *sub, const storq_pt
     return STORQ_OK;
 }
 
-int storq_cv_write_attr(hid_t dst, const storq_pt_attr *a, storq_error *err)
-{
-    if (a->type == STORQ_PT_STR) {
-        if (a->rank == 0)
-            return storq_h5u_attr_string(dst, a->name, ((char *const *)a->data)[0], err);
-        return storq_h5u_attr_strings(dst, a->name, (const char *const *)a->data, a->n, err);
-    }
-    hid_t ft = a->type == STORQ_PT_F64 ? H5T_IEEE_F64LE : a->type == STORQ_PT_U64 ? H5T_STD_U64LE
-               : a->type == STORQ_PT_I64 ? H5T_STD_I64LE : a->type == STORQ_PT_U32 ? H5T_STD_U32LE
-                                                                         : H5T_STD_I32LE;
-    hid_t mt = a->type == STORQ_PT_F64 ? H5T_NATIVE_DOUBLE : a->type == STORQ_PT_U64
-               ? H5T_NATIVE_UINT64 : a->type == STORQ_PT_I64 ? H5T_NATIVE_INT64
-               : a->type == STORQ_PT_U32 ? H5T_NATIVE_UINT32 : H5T_NATIVE_INT32;
-    hsize_t n = a->n;
-    hid_t space = a->rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-    hid_t at = space >= 0 ? H5Acreate2(dst, a->name, ft, space, H5P_DEFAULT, H5P_DEFAULT) : -1;
-    int ok = at >= 0 && H5Awrite(at, mt, a->data) >= 0;
-    if (at >= 0)
-        H5Aclose(at);
-    storq_h5u_close_space(&space);
-    return ok ? STORQ_OK : storq_h5u_fail(err, dst, "cannot write attribute '%s'", a->name);
-}
-
 /* Attribute i of s written to dst: once, as the first row's, or one a row. */
 static int write_one(const cv_plan *p, const cv_qty *q, const cv_aset *s, size_t i, hid_t dst,
                      storq_error *err)
@@ -186,7 +163,7 @@ static int write_one(const cv_plan *p, const cv_qty *q, const cv_aset *s, size_t
     const cv_arow *r = &s->rows[i];
     const char *name = s->first[i].name;
     if (!r->differ || r->kind == 'o')
-        return storq_cv_write_attr(dst, &s->first[i], err);
+        return storq_pt_write_attr(dst, &s->first[i], err);
     if (r->kind == 's') {
         const char **v = calloc(p->P + 1, sizeof *v);
         if (!v)
@@ -204,7 +181,7 @@ static int write_one(const cv_plan *p, const cv_qty *q, const cv_aset *s, size_t
     for (size_t k = 0; k < p->P; k++)
         x[k] = q->present[k] ? r->num[k] : 0;
     a.data = x;
-    int rc = storq_cv_write_attr(dst, &a, err);
+    int rc = storq_pt_write_attr(dst, &a, err);
     free(x);
     return rc;
 }

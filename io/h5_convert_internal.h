@@ -192,8 +192,6 @@ int storq_cv_attrs_gather(cv_plan *p, size_t qi, const char *sub, const storq_pt
 int storq_cv_quantity_attrs(const cv_plan *p, size_t qi, const char *sub, hid_t dst,
                             storq_error *err);
 void storq_cv_asets_free(cv_qty *q);
-/* A tree's attribute written to dst as storq writes its type. */
-int storq_cv_write_attr(hid_t dst, const storq_pt_attr *a, storq_error *err);
 
 /* Small helpers. */
 char *storq_cv_strdup(const char *s);

@@ -468,12 +468,10 @@ static void report_inputs(const merge *m, FILE *report)
 /* The merged partial (every point in it) finished as out_path, in the columnar layout. */
 static int finish_columnar(const char *partial, const char *out_path, storq_error *err)
 {
-    struct stat st;
-    uint64_t room = stat(partial, &st) == 0 ? (uint64_t)st.st_size : 0;
     hid_t in = H5Fopen(partial, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (in < 0)
         return storq_h5u_fail_file(err, partial, "cannot open the merged file");
-    int rc = storq_h5_finish_columnar(in, partial, out_path, 1, room + (1u << 20), err);
+    int rc = storq_h5_finish_columnar(in, partial, out_path, 1, err);
     H5Fclose(in);
     if (!rc)
         unlink(partial);

@@ -71,98 +71,6 @@ static int path_of(const storq_rows_tree *r, char *buf, storq_error *err, const 
 
 /* ---- attributes ---- */
 
-/* The tree's type of an attribute's file type; 0: none a point holds. */
-static storq_pt_type attr_type(hid_t t)
-{
-    size_t size = H5Tget_size(t);
-    switch (H5Tget_class(t)) {
-    case H5T_STRING:
-        return STORQ_PT_STR;
-    case H5T_FLOAT:
-        return size == 8 ? STORQ_PT_F64 : (storq_pt_type)0;
-    case H5T_INTEGER:
-        if (size == 8)
-            return H5Tget_sign(t) == H5T_SGN_2 ? STORQ_PT_I64 : STORQ_PT_U64;
-        if (size == 4)
-            return H5Tget_sign(t) == H5T_SGN_2 ? STORQ_PT_I32 : STORQ_PT_U32;
-        return (storq_pt_type)0;
-    default:
-        return (storq_pt_type)0;
-    }
-}
-
-static hid_t memory_type(storq_pt_type type)
-{
-    switch (type) {
-    case STORQ_PT_F64: return H5T_NATIVE_DOUBLE;
-    case STORQ_PT_U64: return H5T_NATIVE_UINT64;
-    case STORQ_PT_I64: return H5T_NATIVE_INT64;
-    case STORQ_PT_U32: return H5T_NATIVE_UINT32;
-    default: return H5T_NATIVE_INT32;
-    }
-}
-
-/* n strings of attribute a (variable or fixed length; a fixed one read a byte longer so that
- * HDF5 ends it with a NUL) onto held. */
-static int read_strings(hid_t a, hid_t ftype, hid_t space, int rank, size_t n, const char *name,
-                        storq_pt_node *held, storq_error *err)
-{
-    int vlen = H5Tis_variable_str(ftype) > 0;
-    size_t len = vlen ? 0 : H5Tget_size(ftype) + 1;
-    char **s = calloc(n + 1, sizeof *s);
-    char *raw = !vlen && s ? calloc(n + 1, len) : NULL;
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    int rc = STORQ_OK, got = 0;
-    if (!s || (!vlen && !raw))
-        rc = oom(err);
-    else if (mt < 0 || H5Tset_size(mt, vlen ? H5T_VARIABLE : len) < 0 ||
-             H5Tset_cset(mt, H5Tget_cset(ftype)) < 0 ||
-             (n && !(got = H5Aread(a, mt, vlen ? (void *)s : (void *)raw) >= 0)))
-        rc = storq_h5u_fail(err, a, "cannot read attribute '%s'", name);
-    for (size_t i = 0; !rc && !vlen && i < n; i++)
-        s[i] = raw + i * len;
-    if (!rc)
-        rc = storq_pt_set_attr(held, name, STORQ_PT_STR, rank, n, s, err);
-    if (vlen && got)
-        H5Dvlen_reclaim(mt, space, H5P_DEFAULT, s);
-    storq_h5u_close_type(&mt);
-    free(raw);
-    free(s);
-    return rc;
-}
-
-static int read_attr(const storq_rows_tree *r, hid_t obj, const char *path, const char *name,
-                     storq_pt_node *held, storq_error *err)
-{
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t t = a >= 0 ? H5Aget_type(a) : -1, s = a >= 0 ? H5Aget_space(a) : -1;
-    H5S_class_t cls = s >= 0 ? H5Sget_simple_extent_type(s) : H5S_NO_CLASS;
-    int rank = cls == H5S_SCALAR ? 0 : cls == H5S_SIMPLE ? H5Sget_simple_extent_ndims(s) : -1;
-    hssize_t n = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
-    storq_pt_type type = t >= 0 ? attr_type(t) : (storq_pt_type)0;
-    int rc = STORQ_OK;
-    if (rank < 0 || rank > 1 || n < 0 || !type) {
-        rc = storq_rt_bad(r, err, "object '%s': attribute '%s' is not of a type and shape a "
-                          "1.x point holds", path, name);
-    } else if (type == STORQ_PT_STR) {
-        rc = read_strings(a, t, s, rank, (size_t)n, name, held, err);
-    } else {
-        void *buf = malloc(((size_t)n + 1) * 8);
-        if (!buf)
-            rc = oom(err);
-        else if (n && H5Aread(a, memory_type(type), buf) < 0)
-            rc = storq_h5u_fail(err, obj, "cannot read attribute '%s'", name);
-        else
-            rc = storq_pt_set_attr(held, name, type, rank, (size_t)n, buf, err);
-        free(buf);
-    }
-    storq_h5u_close_type(&t);
-    storq_h5u_close_space(&s);
-    if (a >= 0)
-        H5Aclose(a);
-    return rc;
-}
-
 /* The 1.x attributes of the object at path (storq's own left out, and skip when not NULL), and
  * which of them are one value a row. */
 static int read_attrs(const storq_rows_tree *r, const char *path, const char *skip,
@@ -177,7 +85,7 @@ static int read_attrs(const storq_rows_tree *r, const char *path, const char *sk
                  : storq_rt_bad(r, err, "cannot list the attributes of '%s'", path);
     for (size_t i = 0; !rc && names[i]; i++)
         if (!listed(own_attrs, names[i]) && !(skip && strcmp(names[i], skip) == 0))
-            rc = read_attr(r, obj, path, names[i], out->held, err);
+            rc = storq_pt_read_attr_h5(obj, names[i], out->held, err);
     for (size_t i = 0; names && names[i]; i++)
         free(names[i]);
     free(names);

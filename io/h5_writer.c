@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -417,10 +416,7 @@ int storq_h5_reserve(storq_h5_file *f, uint64_t bytes, const char *what, storq_e
  * that fails (every point is in it: --resume finishes it again). */
 static int finish_columnar(storq_h5_file *f, storq_error *err)
 {
-    struct stat st;
-    uint64_t room = stat(f->partial_path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    int rc = storq_h5_finish_columnar(f->file, f->partial_path, f->final_path, f->replace,
-                                      room + (1u << 20), err);
+    int rc = storq_h5_finish_columnar(f->file, f->partial_path, f->final_path, f->replace, err);
     herr_t closed = H5Fclose(f->file);
     f->file = -1;
     if (!rc && closed >= 0)

@@ -114,6 +114,16 @@ int storq_pt_deserialise(const unsigned char *bytes, size_t size, storq_pt_node 
  * object of a type or shape outside the above is a usage error naming its path. */
 int storq_pt_read_h5(hid_t loc, const char *path, const char *const *skip, storq_pt_node **root,
                      storq_error *err);
+/* Attribute name of the open object obj read onto node, as storq_pt_read_h5 reads each (a
+ * string or number, scalar or 1-D; anything else a usage error naming the object). */
+int storq_pt_read_attr_h5(hid_t obj, const char *name, storq_pt_node *node, storq_error *err);
+/* The tree's type of a numeric HDF5 file type (0: none a point holds), and the memory and file
+ * types storq reads and writes a tree's numbers with. */
+storq_pt_type storq_pt_h5_number_type(hid_t ftype);
+hid_t storq_pt_h5_mem_type(storq_pt_type type);
+hid_t storq_pt_h5_file_type(storq_pt_type type);
+/* Attribute a written to obj with the file type storq gives its type (strings: vlen UTF-8). */
+int storq_pt_write_attr(hid_t obj, const storq_pt_attr *a, storq_error *err);
 
 /* ---- to an HDF5 file ----
  * tree written as the group name under parent (name: a link name or a path HDF5 resolves from

@@ -51,8 +51,7 @@ static void path_pop(reader *r, size_t len)
     r->path[len] = '\0';
 }
 
-/* The tree's type of a numeric file type, or 0 when a point holds no such numbers. */
-static storq_pt_type number_type(hid_t ftype)
+storq_pt_type storq_pt_h5_number_type(hid_t ftype)
 {
     size_t size = H5Tget_size(ftype);
     H5T_class_t cls = H5Tget_class(ftype);
@@ -66,7 +65,7 @@ static storq_pt_type number_type(hid_t ftype)
     return sign ? STORQ_PT_I32 : STORQ_PT_U32;
 }
 
-static hid_t native_type(storq_pt_type type)
+hid_t storq_pt_h5_mem_type(storq_pt_type type)
 {
     switch (type) {
     case STORQ_PT_F64:
@@ -79,6 +78,22 @@ static hid_t native_type(storq_pt_type type)
         return H5T_NATIVE_UINT32;
     default:
         return H5T_NATIVE_INT32;
+    }
+}
+
+hid_t storq_pt_h5_file_type(storq_pt_type type)
+{
+    switch (type) {
+    case STORQ_PT_F64:
+        return H5T_IEEE_F64LE;
+    case STORQ_PT_U64:
+        return H5T_STD_U64LE;
+    case STORQ_PT_I64:
+        return H5T_STD_I64LE;
+    case STORQ_PT_U32:
+        return H5T_STD_U32LE;
+    default:
+        return H5T_STD_I32LE;
     }
 }
 
@@ -161,7 +176,7 @@ static int read_attr(reader *r, hid_t obj, const char *name, storq_pt_node *node
     hid_t ftype = H5Aget_type(a), space = H5Aget_space(a);
     int rank = space >= 0 ? space_rank(space) : -1;
     hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    storq_pt_type type = ftype >= 0 ? number_type(ftype) : (storq_pt_type)0;
+    storq_pt_type type = ftype >= 0 ? storq_pt_h5_number_type(ftype) : (storq_pt_type)0;
     char what[64] = "";
     int rc = STORQ_OK;
     if (ftype < 0 || space < 0 || n < 0) {
@@ -182,7 +197,7 @@ static int read_attr(reader *r, hid_t obj, const char *name, storq_pt_node *node
         if (!buf)
             rc = STORQ_RUNTIME_FAIL(r->err, "out of memory reading attribute '%s' of '%s'", name,
                                     r->path);
-        else if (n > 0 && H5Aread(a, native_type(type), buf) < 0)
+        else if (n > 0 && H5Aread(a, storq_pt_h5_mem_type(type), buf) < 0)
             rc = storq_h5u_fail(r->err, obj, "cannot read attribute '%s'", name);
         else
             rc = storq_pt_set_attr(node, name, type, rank, (size_t)n, buf, r->err);
@@ -192,6 +207,15 @@ static int read_attr(reader *r, hid_t obj, const char *name, storq_pt_node *node
     storq_h5u_close_space(&space);
     H5Aclose(a);
     return rc;
+}
+
+int storq_pt_read_attr_h5(hid_t obj, const char *name, storq_pt_node *node, storq_error *err)
+{
+    reader r = {.err = err};
+    if (H5Iget_name(obj, r.path, sizeof r.path) <= 0)
+        snprintf(r.path, sizeof r.path, "?");
+    H5Eclear2(H5E_DEFAULT);
+    return read_attr(&r, obj, name, node);
 }
 
 static int skipped(const reader *r, const char *name)
@@ -223,7 +247,7 @@ static int read_dataset(reader *r, hid_t d, const char *name, storq_pt_node *par
     hid_t ftype = H5Dget_type(d), space = H5Dget_space(d);
     int rank = space >= 0 ? space_rank(space) : -1;
     hssize_t n = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    storq_pt_type type = ftype >= 0 ? number_type(ftype) : (storq_pt_type)0;
+    storq_pt_type type = ftype >= 0 ? storq_pt_h5_number_type(ftype) : (storq_pt_type)0;
     hsize_t hdims[STORQ_PT_RANK_MAX];
     uint64_t dims[STORQ_PT_RANK_MAX] = {0};
     void *buf = NULL;
@@ -243,7 +267,7 @@ static int read_dataset(reader *r, hid_t d, const char *name, storq_pt_node *par
         rc = storq_h5u_fail(r->err, d, "cannot read the shape of the dataset");
     } else if (!(buf = alloc_values(type, n))) {
         rc = STORQ_RUNTIME_FAIL(r->err, "out of memory reading dataset '%s'", r->path);
-    } else if (n > 0 && H5Dread(d, native_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    } else if (n > 0 && H5Dread(d, storq_pt_h5_mem_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
         rc = storq_h5u_fail(r->err, d, "cannot read the dataset");
     }
     for (int i = 0; !rc && i < rank; i++)

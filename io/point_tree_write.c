@@ -172,38 +172,6 @@ static int check_node(writer *w, const storq_pt_node *n, int depth)
 
 /* ---- writing ---- */
 
-static hid_t file_type(storq_pt_type type)
-{
-    switch (type) {
-    case STORQ_PT_F64:
-        return H5T_IEEE_F64LE;
-    case STORQ_PT_U64:
-        return H5T_STD_U64LE;
-    case STORQ_PT_I64:
-        return H5T_STD_I64LE;
-    case STORQ_PT_U32:
-        return H5T_STD_U32LE;
-    default:
-        return H5T_STD_I32LE;
-    }
-}
-
-static hid_t mem_type(storq_pt_type type)
-{
-    switch (type) {
-    case STORQ_PT_F64:
-        return H5T_NATIVE_DOUBLE;
-    case STORQ_PT_U64:
-        return H5T_NATIVE_UINT64;
-    case STORQ_PT_I64:
-        return H5T_NATIVE_INT64;
-    case STORQ_PT_U32:
-        return H5T_NATIVE_UINT32;
-    default:
-        return H5T_NATIVE_INT32;
-    }
-}
-
 /* A group or dataset (see io/h5_point_writer.c's close_object: H5Oclose may keep the id). */
 static void close_object(hid_t *id)
 {
@@ -227,30 +195,14 @@ static int at_object(writer *w, int rc)
 }
 
 /* Scalars of the 1.x writer's kinds through its own helpers, the rest alike. */
-static int write_attr(writer *w, hid_t obj, const storq_pt_attr *a)
+int storq_pt_write_attr(hid_t obj, const storq_pt_attr *a, storq_error *err)
 {
-    if (a->type == STORQ_PT_STR)
-        return a->rank == 0
-                   ? storq_h5u_attr_string(obj, a->name, ((char *const *)a->data)[0], w->err)
-                   : storq_h5u_attr_strings(obj, a->name, (const char *const *)a->data, a->n,
-                                            w->err);
-    if (a->rank == 0 && a->type == STORQ_PT_F64) {
-        double v;
-        memcpy(&v, a->data, sizeof v);
-        return storq_h5u_attr_f64(obj, a->name, v, w->err);
-    }
-    if (a->rank == 0 && a->type == STORQ_PT_U64) {
-        uint64_t v;
-        memcpy(&v, a->data, sizeof v);
-        return storq_h5u_attr_u64(obj, a->name, v, w->err);
-    }
-    if (a->rank == 0 && a->type == STORQ_PT_I64) {
-        int64_t v;
-        memcpy(&v, a->data, sizeof v);
-        return storq_h5u_attr_i64(obj, a->name, v, w->err);
-    }
-    return storq_h5u_attr_numbers(obj, a->name, file_type(a->type), mem_type(a->type), a->rank,
-                                  a->data, a->n, w->err);
+    if (a->type != STORQ_PT_STR)
+        return storq_h5u_attr_numbers(obj, a->name, storq_pt_h5_file_type(a->type),
+                                      storq_pt_h5_mem_type(a->type), a->rank, a->data, a->n, err);
+    if (a->rank == 0)
+        return storq_h5u_attr_string(obj, a->name, ((char *const *)a->data)[0], err);
+    return storq_h5u_attr_strings(obj, a->name, (const char *const *)a->data, a->n, err);
 }
 
 static int is_status(const storq_pt_attr *a)
@@ -263,7 +215,7 @@ static int write_attrs(writer *w, hid_t obj, const storq_pt_node *n, int status)
 {
     for (size_t i = 0; i < n->nattrs; i++)
         if (is_status(&n->attrs[i]) == status)
-            STORQ_TRY(write_attr(w, obj, &n->attrs[i]));
+            STORQ_TRY(storq_pt_write_attr(obj, &n->attrs[i], w->err));
     return STORQ_OK;
 }
 
@@ -282,7 +234,8 @@ static int make_dataset(writer *w, const storq_pt_node *n, hid_t *out)
     else if (n->type == STORQ_PT_U64)
         rc = storq_h5u_new_u64(w->file, n->name, n->rank, dims, data, &d, w->err);
     else
-        rc = storq_h5u_new_array(w->file, n->name, file_type(n->type), mem_type(n->type),
+        rc = storq_h5u_new_array(w->file, n->name, storq_pt_h5_file_type(n->type),
+                                 storq_pt_h5_mem_type(n->type),
                                  n->rank, dims, data, &d, w->err);
     if (!rc)
         rc = write_attrs(w, d, n, 0);
